@@ -9,6 +9,8 @@ from IPython.display import Markdown
 import os
 from cooksafe import JsonCache
 from typesafe_sdk import Choice, SystemOneResponse, TypeSafeClient, TypeSafeError
+from typesafe_sdk import ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer
+from collections import defaultdict
 
 
 # 01_tickets.ipynb
@@ -131,3 +133,90 @@ def routed(response):
     """'cloud_ops 0.80': the chosen team and its probability."""
     team = response.choices["team"].choice
     return f"{team} {response.choices['team'].probabilities[team]:.2f}"
+
+
+# 03_gate.ipynb
+def answer_text(question, answer):
+    """An answer as a memory stores it: a Choice's chosen description, a Noul's P(yes), a Score's score."""
+    if isinstance(answer, ChoiceAnswer):
+        return question.criteria[answer.choice]
+    if isinstance(answer, NoulAnswer):
+        return answer.noul
+    if isinstance(answer, ScoreAnswer):
+        return answer.score
+    raise TypeError(f"no text form for a {type(answer).__name__}")
+
+
+# 03_gate.ipynb
+def as_memory(state, questions, response):
+    """{"request": state, "jev_answered": {instructions: answer text}}: one ticket and what Jev answered."""
+    return {
+        "request": state,
+        "jev_answered": {question.instructions: answer_text(question, response.answers[question_id])
+                         for question_id, question in questions.items()},
+    }
+
+
+# 03_gate.ipynb
+REMEMBER_AT = 0.5
+GATE = {"remember": Noul(
+    instructions="In `request.ticket`, does the thread state a lasting fact about the customer that should change how"
+                 " their future, unrelated tickets are handled? Count what the customer or our support staff wrote in"
+                 " `request.ticket`. `jev_answered` shows how the ticket was routed, which may rely on things learned"
+                 " earlier: do not count anything it says or implies.",
+    criteria=NoulCriteria(
+        true="Yes: in `request.ticket` the customer or our support staff state something about the customer that"
+             " stays true after this ticket, such as the product edition or operating system they run, their plan or"
+             " contract, or a standing preference.",
+        false="No: `request.ticket` only contains things specific to this one ticket or moment, such as a one-off"
+              " request, today's schedule, or the device they happen to be typing on; or the lasting fact appears"
+              " only in `jev_answered`.",
+    ),
+)}
+
+
+def remember_probability(memory):
+    """P(yes) that this memory's request states a lasting fact about the customer."""
+    return ask(memory, GATE).nouls["remember"].noul
+
+
+def verdict(probability):
+    """'saved' at P(remember) >= REMEMBER_AT, else 'not saved'."""
+    return "saved" if probability >= REMEMBER_AT else "not saved"
+
+
+# 04_wrapper.ipynb
+MEMORY_KEY = "earlier_tickets_from_this_customer"
+MEMORIES = defaultdict(list)
+
+
+def memory_ids(customer):
+    """The source ticket ids of a customer's memories, in the order they were saved."""
+    return [memory["request"]["ticket"]["id"] for memory in MEMORIES[customer]]
+
+
+# 04_wrapper.ipynb
+def customer_id(state):
+    """state["customer"]["id"], or a ValueError that says the wrapper needs it."""
+    customer = state.get("customer") if isinstance(state, dict) else None
+    if not isinstance(customer, dict) or not isinstance(customer.get("id"), str):
+        raise ValueError("ask_with_memory needs a JSON object state with customer.id (a string), to know whose"
+                         f" memories to add; got {type(state).__name__} {json.dumps(state)[:80]}")
+    return customer["id"]
+
+
+def with_memories(state):
+    """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none."""
+    memories = MEMORIES[customer_id(state)]
+    return {**state, MEMORY_KEY: list(memories)} if memories else state
+
+
+# 04_wrapper.ipynb
+def ask_with_memory(state, questions):
+    """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
+    sent = with_memories(state)
+    response = ask(sent, questions)
+    memory = as_memory(state, questions, response)
+    if remember_probability(memory) >= REMEMBER_AT:
+        MEMORIES[customer_id(state)].append(memory)
+    return response
