@@ -125,8 +125,9 @@ CALLS = []
 def ask(state, questions):
     """Ask Jev `questions` about `state`: replayed from the cache, or live with TYPESAFE_API_KEY."""
     call = (TYPESAFE_MODEL, json.dumps(state), json.dumps(questions_wire(questions)))
+    response = SystemOneResponse.model_validate(_system_one(*call))
     CALLS.append(call)
-    return SystemOneResponse.model_validate(_system_one(*call))
+    return response
 
 
 def routed(response):

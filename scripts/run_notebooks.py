@@ -13,14 +13,24 @@ import time
 
 import nbformat
 from export_module import MODULE, NOTEBOOKS, ROOT, module_source
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
+
+
+def execute(notebook):
+    """Run a notebook object top to bottom in a fresh kernel of this Python environment, in notebooks/."""
+    kernel = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
+    client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False,
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    return client.execute()
 
 
 def run(notebook_path):
     """Execute one notebook in place and rewrite the module from the notebooks as they now are."""
     notebook = nbformat.read(notebook_path, as_version=4)
     started = time.monotonic()
-    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    execute(notebook)
     nbformat.write(notebook, notebook_path)
     MODULE.write_text(module_source())
     print(f"ran {notebook_path.relative_to(ROOT)} in {time.monotonic() - started:.1f} s", flush=True)

@@ -1,0 +1,149 @@
+"""Unit tests of the exported module, offline, against the published cache."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import CACHE_FILE, ROOT, cache_keys
+
+PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
+                "later_state", "ROUTE", "GATE", "ask", "answer_text", "as_memory", "remember_probability", "MEMORIES",
+                "customer_id", "ask_with_memory", "CacheMiss"]
+
+
+def memory_ids(basic_memory, customer):
+    return [memory["request"]["ticket"]["id"] for memory in basic_memory.MEMORIES[customer]]
+
+
+def test_module_exposes_the_published_names():
+    import basic_memory
+
+    missing = [name for name in PUBLIC_NAMES if not hasattr(basic_memory, name)]
+    assert missing == []
+    assert (basic_memory.TYPESAFE_MODEL, basic_memory.REMEMBER_AT) == ("jev-1.13.0", 0.5)
+    assert basic_memory.MEMORY_KEY == "earlier_tickets_from_this_customer"
+
+
+def test_questions_are_sent_exactly_as_published():
+    import basic_memory
+
+    published = json.loads((ROOT / "tests" / "questions.json").read_text())
+    assert basic_memory.questions_wire(basic_memory.ROUTE) == published["ROUTE"]
+    assert basic_memory.questions_wire(basic_memory.GATE) == published["GATE"]
+
+
+def test_cached_function_keeps_the_recorded_name():
+    import basic_memory
+
+    assert basic_memory._system_one.__name__ == "_system_one"
+
+
+def test_ticket_states_have_the_published_shape_and_ids(memory):
+    state = memory.later_state("C-2210", "More seats")
+    assert list(state) == ["customer", "ticket"]
+    assert list(state["ticket"]) == ["id", "received_on", "subject", "messages"]
+    assert (state["ticket"]["id"], state["ticket"]["received_on"]) == ("T-206", "2026-09-28")
+    ids = [memory.later_state(c, m["subject"])["ticket"]["id"] for c in memory.CUSTOMERS for m in memory.LATER]
+    assert ids == ["T-201", "T-202", "T-203", "T-204", "T-205", "T-206"]
+
+
+def test_plain_routing_replays_the_recorded_answer(memory):
+    response = memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert memory.routed(response) == "cloud_ops 0.80"
+    assert response.usage.input_tokens == 599
+
+
+def test_memories_have_the_published_shape_and_never_nest(memory):
+    for ticket in memory.EARLIER:
+        memory.ask_with_memory(memory.ticket_state(ticket), memory.ROUTE)
+    saved = [m for memories in memory.MEMORIES.values() for m in memories]
+    assert [list(m) for m in saved] == [["request", "jev_answered"]] * 3
+    assert all(memory.MEMORY_KEY not in json.dumps(m["request"]) for m in saved)
+    t105 = memory.MEMORIES["C-1042"][1]
+    assert t105["jev_answered"] == {memory.ROUTE["team"].instructions: memory.ROUTE["team"].criteria["enterprise_desk"]}
+
+
+def test_memories_are_kept_per_customer(memory):
+    for ticket in memory.EARLIER:
+        memory.ask_with_memory(memory.ticket_state(ticket), memory.ROUTE)
+    assert memory_ids(memory, "C-1042") == ["T-101", "T-105"]
+    assert memory_ids(memory, "C-2210") == ["T-102"]
+    sent = memory.with_memories(memory.later_state("C-2210", "Slow dashboards"))
+    assert [m["request"]["customer"]["id"] for m in sent[memory.MEMORY_KEY]] == ["C-2210"]
+    assert list(sent)[-1] == memory.MEMORY_KEY
+
+
+def test_a_customer_with_no_memories_gets_the_state_unchanged(memory):
+    state = memory.later_state("C-1042", "Slow dashboards")
+    assert memory.with_memories(state) is state
+
+
+@pytest.mark.parametrize("probability, saved", [(0.5, True), (0.4999, False), (0.91, True), (0.07, False)])
+def test_gate_saves_at_exactly_remember_at(memory, monkeypatch, probability, saved):
+    monkeypatch.setattr(memory, "remember_probability", lambda _memory: probability)
+    memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert memory_ids(memory, "C-1042") == (["T-201"] if saved else [])
+
+
+def test_wrapper_sends_two_requests_route_then_gate(memory):
+    memory.ask_with_memory(memory.ticket_state(memory.EARLIER[0]), memory.ROUTE)
+    assert [list(json.loads(questions)) for _, _, questions in memory.CALLS] == [["team"], ["remember"]]
+
+
+def test_answer_text_of_a_noul_is_its_probability(memory):
+    t101 = memory.ticket_state(memory.EARLIER[0])
+    gate_memory = memory.as_memory(t101, memory.ROUTE, memory.ask(t101, memory.ROUTE))
+    response = memory.ask(gate_memory, memory.GATE)
+    assert memory.answer_text(memory.GATE["remember"], response.answers["remember"]) == 0.91
+
+
+def test_cache_miss_offline_is_immediate_and_says_what_and_how(memory):
+    unseen = memory.later_state("C-1042", "Slow dashboards")
+    unseen["ticket"]["id"] = "T-999"
+    before = CACHE_FILE.read_bytes()
+    started = time.monotonic()
+    with pytest.raises(memory.CacheMiss) as raised:
+        memory.ask(unseen, memory.ROUTE)
+    assert time.monotonic() - started < 1
+    message = str(raised.value)
+    for part in ("['team']", "T-999", "json_cache.json", "TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT"):
+        assert part in message
+    assert CACHE_FILE.read_bytes() == before
+
+
+def test_cache_miss_of_the_gate_names_the_ticket(memory):
+    state = memory.later_state("C-1042", "Upgrade failing")
+    with pytest.raises(memory.CacheMiss, match=r"\['remember'\] about ticket T-202"):
+        memory.ask({"request": state, "jev_answered": {}}, memory.GATE)
+
+
+@pytest.mark.parametrize("bad_state", ["Dashboards are slow.", {"ticket": {"id": "T-1"}}, {"customer": {}},
+                                       {"customer": {"id": 1042}}, ["C-1042"]])
+def test_wrapper_refuses_a_state_without_customer_id_before_any_call(memory, bad_state):
+    memory.ask_with_memory(memory.ticket_state(memory.EARLIER[0]), memory.ROUTE)
+    saved, calls = json.dumps(memory.MEMORIES), len(memory.CALLS)
+    with pytest.raises(ValueError, match="customer.id"):
+        memory.ask_with_memory(bad_state, memory.ROUTE)
+    assert (json.dumps(memory.MEMORIES), len(memory.CALLS)) == (saved, calls)
+
+
+def test_cookbook_cache_names_another_cache_file(tmp_path):
+    other = tmp_path / "other_cache.json"
+    other.write_text("{}")
+    env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
+    script = ("import basic_memory as b\nprint(b.CACHE_PATH)\n"
+              "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
+              "except b.CacheMiss as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
+                            text=True, timeout=60, check=True)
+    path_line, error_line = result.stdout.splitlines()
+    assert path_line == str(other)
+    assert "other_cache.json" in error_line and "T-201" in error_line
+
+
+def test_the_key_oracle_matches_the_published_cache(memory):
+    memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert cache_keys(memory.CALLS) == {"f8f226dfbd75267d11b510313f1432cae58a41d7bdb71a91d80a37d1553a3495"}
