@@ -8,7 +8,8 @@ from pathlib import Path
 from IPython.display import Markdown
 import os
 from cooksafe import JsonCache
-from typesafe_sdk import Choice, SystemOneResponse, TypeSafeClient, TypeSafeError
+from pydantic import ValidationError
+from typesafe_sdk import Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError
 from typesafe_sdk import ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer
 from collections import defaultdict
 
@@ -86,8 +87,36 @@ def questions_wire(questions):
 
 
 # 02_routing.ipynb
+class CacheError(RuntimeError):
+    """The cache file can't be used as it is; the message says why and how to fix it."""
+
+
+def open_cache(path):
+    """cooksafe.JsonCache over `path`, once the file is checked to hold SystemOneResponse entries."""
+    fix = "restore the committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at a good file"
+    if path.is_dir():
+        raise CacheError(f"The cache {path} is a folder: point COOKBOOK_CACHE at a JSON file.")
+    if not path.exists() and not os.environ.get("TYPESAFE_API_KEY"):
+        raise CacheError(f"There is no cache file at {path}: {fix}, or set TYPESAFE_API_KEY to record a new one.")
+    try:
+        entries = json.loads(path.read_text()) if path.exists() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CacheError(f"The cache {path} is not valid JSON ({error}): {fix}.") from None
+    if not isinstance(entries, dict):
+        raise CacheError(f"The cache {path} is not a JSON object of responses: {fix}.")
+    for key, raw in entries.items():
+        try:
+            SystemOneResponse.model_validate(raw)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            raise CacheError(f"In the cache {path}, entry {key[:12]}… is not a SystemOneResponse"
+                             f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {fix}.") from None
+    return JsonCache(path)
+
+
+# 02_routing.ipynb
 CACHE_PATH = Path(os.environ.get("COOKBOOK_CACHE") or HERE.parent / "json_cache.json")
-CACHE = JsonCache(CACHE_PATH)
+CACHE = open_cache(CACHE_PATH)
 
 
 # 02_routing.ipynb
@@ -119,12 +148,26 @@ def _system_one(model, state_json, questions_json):
 
 
 # 02_routing.ipynb
+def request_text(state, questions):
+    """(state, questions) as the json.dumps text that is sent and keys the cache, or a TypeError naming the fix."""
+    if not isinstance(questions, dict) or not questions or not all(
+            isinstance(question, (Choice, Noul, Score)) for question in questions.values()):
+        raise TypeError("questions must be a non-empty dict {question_id: typesafe_sdk Choice, Noul or Score};"
+                        f" got {type(questions).__name__} {questions!r:.80}")
+    try:
+        return json.dumps(state), json.dumps(questions_wire(questions))
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"The state must be JSON-serialisable ({error}): use dicts, lists, strings, numbers,"
+                        " booleans and None (a set as a list, a date as an ISO string).") from None
+
+
+# 02_routing.ipynb
 CALLS = []
 
 
 def ask(state, questions):
     """Ask Jev `questions` about `state`: replayed from the cache, or live with TYPESAFE_API_KEY."""
-    call = (TYPESAFE_MODEL, json.dumps(state), json.dumps(questions_wire(questions)))
+    call = (TYPESAFE_MODEL, *request_text(state, questions))
     response = SystemOneResponse.model_validate(_system_one(*call))
     CALLS.append(call)
     return response
@@ -215,6 +258,8 @@ def with_memories(state):
 # 04_wrapper.ipynb
 def ask_with_memory(state, questions):
     """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
+    if not isinstance(REMEMBER_AT, (int, float)) or not 0 <= REMEMBER_AT <= 1:
+        raise ValueError(f"REMEMBER_AT is a probability between 0 and 1; got {REMEMBER_AT!r}")
     sent = with_memories(state)
     response = ask(sent, questions)
     memory = as_memory(state, questions, response)
