@@ -8,14 +8,27 @@ Each notebook runs top to bottom in its own kernel, in notebooks/, so the commit
 Offline (no TYPESAFE_API_KEY) every call is replayed from json_cache.json; a call it lacks fails the run.
 """
 
+import json
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import nbformat
+from cooksafe import JsonCache
 from export_module import MODULE, NOTEBOOKS, ROOT, module_source
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
+
+NOTEBOOK_PATHS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+# Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
+# defines ask itself) and from the module's.
+REPORT_CALLS = """\
+import json as _json, basic_memory as _module
+_logs = {id(log): log for log in (globals().get("CALLS", []), _module.CALLS)}
+print(_json.dumps([call for log in _logs.values() for call in log]))"""
 
 
 def execute(notebook):
@@ -24,6 +37,30 @@ def execute(notebook):
     client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
     return client.execute()
+
+
+def executed_with_calls(notebook_path):
+    """(the notebook as a fresh run left it, [(model, state_json, questions_json), ...] that its ask() answered)."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(REPORT_CALLS))
+    execute(notebook)
+    report = notebook.cells.pop()
+    return notebook, [tuple(call) for call in json.loads(report.outputs[0]["text"])]
+
+
+def cache_keys(calls):
+    """The keys cooksafe.JsonCache files these calls under, computed by JsonCache itself."""
+    with tempfile.TemporaryDirectory() as folder:
+        keys_file = Path(folder) / "keys.json"
+        cache = JsonCache(keys_file)
+
+        @cache
+        def _system_one(model, state_json, questions_json):
+            return None
+
+        for call in calls:
+            _system_one(*call)
+        return set(json.loads(keys_file.read_text())) if keys_file.exists() else set()
 
 
 def run(notebook_path):
@@ -37,8 +74,7 @@ def run(notebook_path):
 
 
 def main():
-    names = sys.argv[1:]
-    paths = [NOTEBOOKS / name for name in names] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = [NOTEBOOKS / name for name in sys.argv[1:]] or NOTEBOOK_PATHS
     MODULE.write_text(module_source())
     for notebook_path in paths:
         run(notebook_path)

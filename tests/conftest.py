@@ -1,29 +1,37 @@
-"""Shared test helpers: where things are, and the cache key as cooksafe itself computes it."""
+"""Shared test helpers: where things are, a fresh copy of the module, and the offline fixture."""
 
-import json
-import tempfile
+import importlib.util
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
-from cooksafe import JsonCache
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_FILE = ROOT / "json_cache.json"
-NOTEBOOK_PATHS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+MODULE_FILE = ROOT / "notebooks" / "basic_memory.py"
+# A recognisable fake key: no test may find it anywhere the cookbook writes or says.
+CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 
 
-def cache_keys(calls):
-    """The keys cooksafe.JsonCache files these (model, state_json, questions_json) calls under, via JsonCache itself."""
-    with tempfile.TemporaryDirectory() as folder:
-        cache = JsonCache(Path(folder) / "keys.json")
+def fresh_module(name="basic_memory_fresh"):
+    """A new instance of basic_memory, reading the environment as it is now (COOKBOOK_CACHE, the key)."""
+    spec = importlib.util.spec_from_file_location(name, MODULE_FILE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[name]
+    return module
 
-        @cache
-        def _system_one(model, state_json, questions_json):
-            return None
 
-        for call in calls:
-            _system_one(*call)
-        return set(json.loads((Path(folder) / "keys.json").read_text())) if calls else set()
+@pytest.fixture
+def cache_copy(tmp_path):
+    """A copy of the committed cache in a temporary folder."""
+    copy = tmp_path / "json_cache.json"
+    shutil.copyfile(CACHE_FILE, copy)
+    return copy
 
 
 @pytest.fixture

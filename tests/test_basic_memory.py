@@ -7,7 +7,8 @@ import sys
 import time
 
 import pytest
-from conftest import CACHE_FILE, ROOT, cache_keys
+from conftest import CACHE_FILE, ROOT
+from run_notebooks import cache_keys
 
 PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
                 "later_state", "ROUTE", "GATE", "ask", "answer_text", "as_memory", "remember_probability", "MEMORIES",

@@ -4,7 +4,8 @@ import json
 import re
 
 import nbformat
-from conftest import NOTEBOOK_PATHS, ROOT, cache_keys
+from conftest import ROOT
+from run_notebooks import NOTEBOOK_PATHS, cache_keys
 from lzstring import LZString
 
 PUBLISHED = (ROOT / "tests" / "published_results.md").read_text()

@@ -1,0 +1,123 @@
+"""The live path, over real HTTP, against jevcompat's local fake Jev-compatible server (its answers are hashes, not a
+model: they stay in temporary caches and never reach a notebook or a figure)."""
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import typesafe_sdk
+from conftest import CACHE_FILE, CANARY_KEY, fresh_module
+from jevcompat.mock import MockConfig, Running
+
+
+@pytest.fixture
+def jev_server():
+    """jevcompat's fake server on 127.0.0.1, requiring the canary key; stopped afterwards."""
+    with Running(MockConfig(key=CANARY_KEY)) as server:
+        yield server
+
+
+@pytest.fixture
+def live(monkeypatch, cache_copy, jev_server):
+    """A fresh basic_memory with the canary key, the fake server as TYPESAFE_ENDPOINT and a temporary cache."""
+    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+    monkeypatch.setenv("TYPESAFE_ENDPOINT", jev_server.url)
+    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
+    return fresh_module()
+
+
+def unseen_state(module, ticket_id="T-999"):
+    state = module.later_state("C-1042", "Slow dashboards")
+    state["ticket"]["id"] = ticket_id
+    return state
+
+
+def test_a_cache_miss_goes_over_http_and_is_recorded(live, jev_server, cache_copy):
+    response = live.ask(unseen_state(live), live.ROUTE)
+    assert jev_server.server.RequestHandlerClass.cfg.requests == 1
+    assert response.choices["team"].choice in live.ROUTE["team"].criteria
+    recorded = json.loads(cache_copy.read_text())
+    (new_key,) = set(recorded) - set(json.loads(CACHE_FILE.read_text()))
+    assert typesafe_sdk.SystemOneResponse.model_validate(recorded[new_key]) == response
+
+
+def test_the_same_call_again_is_a_replay_with_no_request(live, jev_server):
+    first = live.ask(unseen_state(live), live.ROUTE)
+    second = live.ask(unseen_state(live), live.ROUTE)
+    assert jev_server.server.RequestHandlerClass.cfg.requests == 1
+    assert second == first
+
+
+def test_a_recorded_call_is_replayed_even_with_a_key(live, jev_server):
+    assert live.routed(live.ask(live.later_state("C-1042", "Slow dashboards"), live.ROUTE)) == "cloud_ops 0.80"
+    assert jev_server.server.RequestHandlerClass.cfg.requests == 0
+
+
+def test_the_wrapper_sends_both_requests(live, jev_server):
+    live.ask_with_memory(unseen_state(live), live.ROUTE)
+    assert jev_server.server.RequestHandlerClass.cfg.requests == 2
+    assert [list(json.loads(questions)) for _, _, questions in live.CALLS] == [["team"], ["remember"]]
+
+
+class AlwaysFails(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b'{"detail": {"error_type": "internal_error", "message": "boom"}}'
+        self.send_response(500)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def failing_endpoint():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), AlwaysFails)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def closed_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def live_error(monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
+    monkeypatch.setenv("TYPESAFE_API_KEY", key)
+    monkeypatch.setenv("TYPESAFE_ENDPOINT", endpoint)
+    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
+    module = fresh_module()
+    before = cache_copy.read_bytes()
+    with pytest.raises(typesafe_sdk.TypeSafeError) as raised:
+        module.ask(unseen_state(module), module.ROUTE)
+    assert cache_copy.read_bytes() == before
+    return raised.value
+
+
+def test_a_server_error_is_the_sdks_own_and_says_what_was_asked(monkeypatch, cache_copy, failing_endpoint):
+    error = live_error(monkeypatch, cache_copy, failing_endpoint)
+    assert isinstance(error, typesafe_sdk.TypeSafeInternalServerError)
+    assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
+
+
+def test_a_closed_port_is_a_connection_error_that_says_what_was_asked(monkeypatch, cache_copy):
+    error = live_error(monkeypatch, cache_copy, f"http://127.0.0.1:{closed_port()}")
+    assert isinstance(error, typesafe_sdk.TypeSafeAPIConnectionError)
+    assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
+
+
+def test_a_wrong_key_is_an_authentication_error_that_does_not_echo_the_key(monkeypatch, cache_copy, jev_server):
+    wrong_key = CANARY_KEY + "-wrong"
+    error = live_error(monkeypatch, cache_copy, jev_server.url, key=wrong_key)
+    assert isinstance(error, typesafe_sdk.TypeSafeAuthenticationError)
+    said = str(error) + " ".join(error.__notes__) + repr(error.args)
+    assert CANARY_KEY not in said
