@@ -9,8 +9,8 @@ from IPython.display import Markdown
 import os
 from cooksafe import JsonCache
 from pydantic import ValidationError
-from typesafe_sdk import Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError
-from typesafe_sdk import ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer
+from typesafe_sdk import (Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError, ChoiceAnswer,
+                          NoulAnswer, NoulCriteria, ScoreAnswer)
 from collections import defaultdict
 
 
@@ -83,7 +83,8 @@ ROUTE = {"team": Choice(
 # 02_routing.ipynb
 def questions_wire(questions):
     """Questions as they are sent: {question_id: question.model_dump(mode="json", exclude_none=True)}."""
-    return {question_id: question.model_dump(mode="json", exclude_none=True) for question_id, question in questions.items()}
+    return {question_id: question.model_dump(mode="json", exclude_none=True)
+            for question_id, question in questions.items()}
 
 
 # 02_routing.ipynb

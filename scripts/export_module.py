@@ -8,6 +8,7 @@ The notebooks are the one source of the cookbook's code; the module is generated
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -31,18 +32,38 @@ def exported_cells(notebook_path):
             yield rest.strip("\n")
 
 
+def merged_imports(import_lines):
+    """One line per module, in order of first appearance: `from m import a` and `from m import b, a` give `a, b`."""
+    names = {}
+    for line in import_lines:
+        if line.startswith("from "):
+            module, _, imported = line[len("from "):].partition(" import ")
+            names.setdefault(f"from {module} import ", [])
+            names[f"from {module} import "] += [name.strip() for name in imported.split(",")]
+        else:
+            names.setdefault(line, [])
+    lines = []
+    for prefix, imported in names.items():
+        line = prefix + ", ".join(dict.fromkeys(imported))
+        if len(line) > 120:
+            line = prefix + "(" + textwrap.fill(", ".join(dict.fromkeys(imported)), 116 - len(prefix),
+                                                subsequent_indent=" " * (len(prefix) + 1)) + ")"
+        lines.append(line)
+    return lines
+
+
 def module_source():
-    """The module's text: every exported import once, at the top, then the cells in notebook order."""
+    """The module's text: the exported imports merged, at the top, then the cells in notebook order."""
     imports, blocks = [], []
     for notebook_path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         for source in exported_cells(notebook_path):
             lines = source.splitlines()
             cell_imports = [line for line in lines if line.startswith(("import ", "from "))]
-            imports += [line for line in cell_imports if line not in imports]
+            imports += cell_imports
             body = "\n".join(line for line in lines if line not in cell_imports).strip("\n")
             if body:
                 blocks.append(f"# {notebook_path.name}\n{body}")
-    return HEADER + "\n" + "\n".join(imports) + "\n\n\n" + "\n\n\n".join(blocks) + "\n"
+    return HEADER + "\n" + "\n".join(merged_imports(imports)) + "\n\n\n" + "\n\n\n".join(blocks) + "\n"
 
 
 def main():

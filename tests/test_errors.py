@@ -1,0 +1,94 @@
+"""Bad input gets one clear error that names the problem and the fix, before any network attempt, and leaves the
+cache and the saved memories as they were."""
+
+import json
+
+import pytest
+from conftest import CACHE_FILE, CANARY_KEY, fresh_module
+from jevcompat.mock import MockConfig, Running
+
+RESTORE = "git checkout json_cache.json"
+
+
+def open_with(monkeypatch, cache_path, key=None):
+    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_path))
+    if key:
+        monkeypatch.setenv("TYPESAFE_API_KEY", key)
+    else:
+        monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    return fresh_module()
+
+
+@pytest.mark.parametrize("text, problem", [
+    (CACHE_FILE.read_text()[:5000], "is not valid JSON"),
+    ("this is not JSON", "is not valid JSON"),
+    ("", "is not valid JSON"),
+    ('["a", "list"]', "is not a JSON object of responses"),
+    ('{"abc123": {"model": "jev-1.13.0"}}', "entry abc123… is not a SystemOneResponse (usage: Field required)"),
+    ('{"abc123": {"model": "jev-1.13.0", "usage": {}, "answers": {"team": {"type": "choice"}}}}',
+     "entry abc123… is not a SystemOneResponse (answers.team.choice.choice: Field required)"),
+])
+def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(monkeypatch, tmp_path, text, problem):
+    broken = tmp_path / "json_cache.json"
+    broken.write_text(text)
+    with pytest.raises(Exception) as raised:
+        open_with(monkeypatch, broken)
+    assert type(raised.value).__name__ == "CacheError"
+    assert problem in str(raised.value) and RESTORE in str(raised.value)
+    assert broken.read_text() == text
+
+
+def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(monkeypatch, tmp_path):
+    with pytest.raises(Exception, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
+        open_with(monkeypatch, tmp_path / "missing.json")
+    assert not (tmp_path / "missing.json").exists()
+
+
+def test_a_missing_cache_file_with_a_key_starts_an_empty_cache(monkeypatch, tmp_path):
+    module = open_with(monkeypatch, tmp_path / "new.json", key=CANARY_KEY)
+    assert module.CACHE_PATH == tmp_path / "new.json"
+
+
+def test_cookbook_cache_pointing_at_a_folder_says_so(monkeypatch, tmp_path):
+    with pytest.raises(Exception, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
+        open_with(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def guarded(monkeypatch, cache_copy):
+    """A fresh module with a key and a local fake server, with one memory saved: any request would be counted."""
+    with Running(MockConfig(key=CANARY_KEY)) as server:
+        monkeypatch.setenv("TYPESAFE_ENDPOINT", server.url)
+        module = open_with(monkeypatch, cache_copy, key=CANARY_KEY)
+        module.ask_with_memory(module.ticket_state(module.EARLIER[0]), module.ROUTE)
+        before = (json.dumps(module.MEMORIES), cache_copy.read_bytes(), len(module.CALLS))
+        yield module
+        assert (json.dumps(module.MEMORIES), cache_copy.read_bytes(), len(module.CALLS)) == before
+        assert server.server.RequestHandlerClass.cfg.requests == 0
+
+
+@pytest.mark.parametrize("call", ["ask", "ask_with_memory"])
+def test_a_state_that_is_not_json_says_so(guarded, call):
+    state = {**guarded.later_state("C-1042", "Slow dashboards"), "tags": {"urgent"}}
+    with pytest.raises(TypeError, match=r"The state must be JSON-serialisable \(Object of type set"):
+        getattr(guarded, call)(state, guarded.ROUTE)
+
+
+@pytest.mark.parametrize("questions", [
+    {"team": {"type": "choice", "criteria": {"a": None}}},
+    {"team": "Which team?"},
+    {},
+    "team",
+    [("team", None)],
+])
+@pytest.mark.parametrize("call", ["ask", "ask_with_memory"])
+def test_questions_that_are_not_typesafe_questions_say_so(guarded, call, questions):
+    with pytest.raises(TypeError, match="questions must be a non-empty dict {question_id: typesafe_sdk Choice, Noul"):
+        getattr(guarded, call)(guarded.later_state("C-1042", "Slow dashboards"), questions)
+
+
+@pytest.mark.parametrize("threshold", [1.5, -0.1, "0.5", None])
+def test_remember_at_outside_0_to_1_says_so(guarded, monkeypatch, threshold):
+    monkeypatch.setattr(guarded, "REMEMBER_AT", threshold)
+    with pytest.raises(ValueError, match="REMEMBER_AT is a probability between 0 and 1; got"):
+        guarded.ask_with_memory(guarded.later_state("C-1042", "Slow dashboards"), guarded.ROUTE)

@@ -1,0 +1,98 @@
+"""Committed notebooks are valid, clean and linted; the install pins every package the code imports."""
+
+import ast
+import getpass
+import importlib.metadata
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from conftest import ROOT
+from run_notebooks import NOTEBOOK_PATHS
+
+NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in NOTEBOOK_PATHS}
+LOCAL_MODULES = {"basic_memory", "conftest", "export_module", "run_notebooks", "record_cache"}
+
+
+def code_cells(notebook):
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def output_texts(notebook):
+    for cell in code_cells(notebook):
+        for output in cell.outputs:
+            yield output.get("text", "")
+            yield from (value for key, value in output.get("data", {}).items() if not key.startswith("image/"))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_is_valid_nbformat_with_the_python3_kernel(name):
+    nbformat.validate(NOTEBOOKS[name])
+    assert NOTEBOOKS[name].metadata.kernelspec.name == "python3"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_execution_counts_run_1_to_n_without_gaps_or_errors(name):
+    cells = code_cells(NOTEBOOKS[name])
+    assert [cell.execution_count for cell in cells] == list(range(1, len(cells) + 1))
+    assert [output for cell in cells for output in cell.outputs if output.output_type == "error"] == []
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_outputs_hold_no_absolute_paths_or_user_names(name):
+    forbidden = re.compile(r"(/root|/home/|/Users/|/tmp/|/work/|site-packages|[A-Z]:\\)")
+    user = getpass.getuser()
+    for text in output_texts(NOTEBOOKS[name]):
+        assert not forbidden.search(text), forbidden.search(text).group(0)
+        assert user == "root" or user not in text
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_one_h1_and_a_setup_section_before_other_code(name):
+    markdown = [cell.source for cell in NOTEBOOKS[name].cells if cell.cell_type == "markdown"]
+    assert sum(line.startswith("# ") for source in markdown for line in source.splitlines()) == 1
+    first_code = next(index for index, cell in enumerate(NOTEBOOKS[name].cells) if cell.cell_type == "code")
+    assert any("## Setup" in cell.source for cell in NOTEBOOKS[name].cells[:first_code])
+
+
+def test_ruff_passes_on_the_module_tests_scripts_and_notebooks():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "notebooks", "tests", "scripts"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def imported_top_level_names(source):
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module.split(".")[0]
+
+
+def all_imports():
+    sources = ["".join(line for line in cell.source.splitlines(True) if not line.startswith(("%", "!")))
+               for notebook in NOTEBOOKS.values() for cell in code_cells(notebook)]
+    folders = ("notebooks", "scripts", "tests")
+    sources += [path.read_text() for folder in folders for path in (ROOT / folder).glob("*.py")]
+    return {name for source in sources for name in imported_top_level_names(source)}
+
+
+def pinned_requirements():
+    lines = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
+    return [line for line in lines if line]
+
+
+def test_every_requirement_is_pinned_with_double_equals():
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*", line) for line in pinned_requirements())
+
+
+def test_every_imported_package_is_a_pinned_requirement():
+    pinned = {re.sub(r"[-_.]+", "-", line.split("==")[0]).lower() for line in pinned_requirements()}
+    providers = importlib.metadata.packages_distributions()
+    third_party = all_imports() - set(sys.stdlib_module_names) - LOCAL_MODULES
+    unlisted = {name: providers.get(name) for name in third_party
+                if not {re.sub(r"[-_.]+", "-", dist).lower() for dist in providers.get(name, [])} & pinned}
+    assert unlisted == {}
