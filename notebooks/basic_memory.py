@@ -133,6 +133,9 @@ def describe_call(state, questions):
 
 
 # 02_routing.ipynb
+LIVE_CALLS = []  # the calls this session sent to Jev live, not replayed
+
+
 @CACHE
 def _system_one(model, state_json, questions_json):
     state, questions = json.loads(state_json), json.loads(questions_json)
@@ -142,10 +145,12 @@ def _system_one(model, state_json, questions_json):
                         " (and TYPESAFE_ENDPOINT for another Jev-compatible server) and the answer is recorded.")
     try:
         with TypeSafeClient(base_url=os.environ.get("TYPESAFE_ENDPOINT"), timeout=60) as client:
-            return client.system_one(state, questions, model=model).model_dump(mode="json")
+            answer = client.system_one(state, questions, model=model).model_dump(mode="json")
     except TypeSafeError as error:
         error.add_note(f"While asking {TYPESAFE_MODEL} {describe_call(state, questions)}.")
         raise
+    LIVE_CALLS.append((model, state_json, questions_json))
+    return answer
 
 
 # 02_routing.ipynb
@@ -235,9 +240,37 @@ MEMORY_KEY = "earlier_tickets_from_this_customer"
 MEMORIES = defaultdict(list)
 
 
+def source_ticket(memory):
+    """The id of the ticket a memory was made from."""
+    return memory["request"].get("ticket", {}).get("id")
+
+
+class DictStore:
+    """The published store: MEMORIES, a dict of lists, gone when the kernel stops."""
+
+    def recall(self, customer):
+        return list(MEMORIES[customer])
+
+    def save(self, customer, memory, p_remember, model):
+        MEMORIES[customer].append(memory)
+
+    def forget_ticket(self, ticket_id):
+        for memories in MEMORIES.values():
+            memories[:] = [memory for memory in memories if source_ticket(memory) != ticket_id]
+
+    def forget_customer(self, customer):
+        MEMORIES.pop(customer, None)
+
+    def log(self, entry):
+        """Nothing to do: the wrapper keeps the ledger in LEDGER, and a dict keeps nothing across kernels."""
+
+
+STORE = DictStore()
+
+
 def memory_ids(customer):
     """The source ticket ids of a customer's memories, in the order they were saved."""
-    return [memory["request"]["ticket"]["id"] for memory in MEMORIES[customer]]
+    return [source_ticket(memory) for memory in STORE.recall(customer)]
 
 
 # 04_wrapper.ipynb
@@ -252,8 +285,50 @@ def customer_id(state):
 
 def with_memories(state):
     """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none."""
-    memories = MEMORIES[customer_id(state)]
-    return {**state, MEMORY_KEY: list(memories)} if memories else state
+    memories = STORE.recall(customer_id(state))
+    return {**state, MEMORY_KEY: memories} if memories else state
+
+
+# 04_wrapper.ipynb
+def remember_if_lasting(state, questions, response):
+    """Ask the gate about (state, answer); save the memory when P(remember) >= REMEMBER_AT. Returns P(remember)."""
+    memory = as_memory(state, questions, response)
+    p_remember = remember_probability(memory)
+    if p_remember >= REMEMBER_AT:
+        STORE.save(customer_id(state), memory, p_remember=p_remember, model=response.model)
+    return p_remember
+
+
+# 04_wrapper.ipynb
+LEDGER = []
+
+
+def answer_summary(answer):
+    """An answer in a ledger: {"choice", "probability"} for a Choice, {"noul"} for a Noul, {"score"} for a Score."""
+    if isinstance(answer, ChoiceAnswer):
+        return {"choice": answer.choice, "probability": answer.probabilities[answer.choice]}
+    return {"noul": answer.noul} if isinstance(answer, NoulAnswer) else {"score": answer.score}
+
+
+def ledger_entry(sent, response, p_remember, source):
+    """One wrapper call: who, which ticket, what was sent and answered, what the gate said, what it cost."""
+    return {"customer": sent["customer"]["id"], "ticket": sent.get("ticket", {}).get("id"),
+            "questions": list(response.answers), "memories_sent": [source_ticket(m) for m in sent.get(MEMORY_KEY, [])],
+            "answer": {question_id: answer_summary(answer) for question_id, answer in response.answers.items()},
+            "p_remember": p_remember, "saved": p_remember >= REMEMBER_AT,
+            "input_tokens": response.usage.input_tokens, "source": source}
+
+
+def ledger_table(entries):
+    """Ledger entries as a Markdown table."""
+    def answers(entry):
+        return "; ".join(" ".join(f"{value:.2f}" if isinstance(value, float) else str(value) for value in a.values())
+                         for a in entry["answer"].values())
+    return markdown_table(["customer", "ticket", "memories sent", "answer", "P(remember)", "saved", "input tokens",
+                           "source"],
+                          [(e["customer"], e["ticket"], ", ".join(e["memories_sent"]) or "-", answers(e),
+                            f"{e['p_remember']:.2f}", "yes" if e["saved"] else "no", e["input_tokens"], e["source"])
+                           for e in entries])
 
 
 # 04_wrapper.ipynb
@@ -261,9 +336,10 @@ def ask_with_memory(state, questions):
     """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
     if not isinstance(REMEMBER_AT, (int, float)) or not 0 <= REMEMBER_AT <= 1:
         raise ValueError(f"REMEMBER_AT is a probability between 0 and 1; got {REMEMBER_AT!r}")
-    sent = with_memories(state)
+    sent, live_before = with_memories(state), len(LIVE_CALLS)
     response = ask(sent, questions)
-    memory = as_memory(state, questions, response)
-    if remember_probability(memory) >= REMEMBER_AT:
-        MEMORIES[customer_id(state)].append(memory)
+    source = "live" if len(LIVE_CALLS) > live_before else "replay"
+    entry = ledger_entry(sent, response, remember_if_lasting(state, questions, response), source)
+    LEDGER.append(entry)
+    STORE.log(entry)
     return response

@@ -41,5 +41,7 @@ def memory(monkeypatch):
 
     monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
     monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
-    monkeypatch.setattr(basic_memory, "CALLS", [])
+    monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore())
+    for log in ("CALLS", "LIVE_CALLS", "LEDGER"):
+        monkeypatch.setattr(basic_memory, log, [])
     return basic_memory
