@@ -12,6 +12,10 @@ from pydantic import ValidationError
 from typesafe_sdk import (Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError, ChoiceAnswer,
                           NoulAnswer, NoulCriteria, ScoreAnswer)
 from collections import defaultdict
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+import math
 
 
 # 01_tickets.ipynb
@@ -343,3 +347,119 @@ def ask_with_memory(state, questions):
     LEDGER.append(entry)
     STORE.log(entry)
     return response
+
+
+# 05_probe_sequence.ipynb
+PROBES = ("Slow dashboards", "More seats")
+
+
+def probe(customer):
+    """This customer's probe messages through the wrapper: {subject: response}."""
+    return {subject: ask_with_memory(later_state(customer, subject), ROUTE) for subject in PROBES}
+
+
+# 07_memories_that_last.ipynb
+STORE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    customer_id TEXT NOT NULL,
+    ticket_id TEXT,
+    request TEXT NOT NULL,
+    jev_answered TEXT NOT NULL,
+    p_remember REAL NOT NULL,
+    model TEXT NOT NULL,
+    saved_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memories_by_customer ON memories (customer_id, id);
+CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, logged_at TEXT NOT NULL, entry TEXT NOT NULL);
+"""
+
+
+# 07_memories_that_last.ipynb
+class SqliteStore:
+    """Memories and the ledger in one SQLite file: they outlive the kernel, and processes can share them."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        with self.transaction() as db:
+            db.executescript(STORE_SCHEMA)
+
+    @contextmanager
+    def transaction(self):
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            with db:  # commit on success, roll back on error
+                yield db
+        finally:
+            db.close()
+
+    def recall(self, customer):
+        with self.transaction() as db:
+            rows = db.execute("SELECT request, jev_answered FROM memories WHERE customer_id = ? ORDER BY id",
+                              (customer,)).fetchall()
+        return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
+
+    def save(self, customer, memory, p_remember, model):
+        with self.transaction() as db:
+            db.execute("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model, saved_at)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (customer, source_ticket(memory), json.dumps(memory["request"]),
+                        json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat()))
+
+    def forget_ticket(self, ticket_id):
+        with self.transaction() as db:
+            return db.execute("DELETE FROM memories WHERE ticket_id = ?", (ticket_id,)).rowcount
+
+    def forget_customer(self, customer):
+        with self.transaction() as db:
+            return db.execute("DELETE FROM memories WHERE customer_id = ?", (customer,)).rowcount
+
+    def log(self, entry):
+        with self.transaction() as db:
+            db.execute("INSERT INTO ledger (logged_at, entry) VALUES (?, ?)",
+                       (datetime.now(timezone.utc).isoformat(), json.dumps(entry)))
+
+    def ledger(self):
+        with self.transaction() as db:
+            return [json.loads(entry) for (entry,) in db.execute("SELECT entry FROM ledger ORDER BY id")]
+
+    def saved(self):
+        """(customer, ticket, P(remember), model) for every memory, in the order saved."""
+        with self.transaction() as db:
+            return db.execute("SELECT customer_id, ticket_id, p_remember, model FROM memories ORDER BY id").fetchall()
+
+
+# 07_memories_that_last.ipynb
+def route_later_messages():
+    """Each later message through ask_with_memory: lines of 'customer · message → team P ✓/✗', then the count."""
+    right = 0
+    for customer in CUSTOMERS:
+        for message in LATER:
+            response = ask_with_memory(later_state(customer, message["subject"]), ROUTE)
+            ok = response.choices["team"].choice == EXPECTED[customer][message["subject"]]
+            right += ok
+            print(f"{customer} · {message['subject']:<16} → {routed(response)} {'✓' if ok else '✗'}")
+    print(f"{right}/{len(CUSTOMERS) * len(LATER)} later messages reached the expected team")
+
+
+# 08_cost_and_threshold.ipynb
+class BudgetedStore:
+    """A store that recalls only the newest memories that fit in max_memory_tokens (estimated from their length)."""
+
+    def __init__(self, store, max_memory_tokens, tokens_per_char):
+        self.store, self.max_memory_tokens, self.tokens_per_char = store, max_memory_tokens, tokens_per_char
+
+    def estimated_tokens(self, memory):
+        return math.ceil(len(json.dumps(memory)) * self.tokens_per_char)
+
+    def recall(self, customer):
+        kept, spent = [], 0
+        for memory in reversed(self.store.recall(customer)):
+            spent += self.estimated_tokens(memory)
+            if spent > self.max_memory_tokens:
+                break
+            kept.insert(0, memory)
+        return kept
+
+    def __getattr__(self, name):  # save, forget_ticket, forget_customer, log: as the wrapped store does them
+        return getattr(self.store, name)
