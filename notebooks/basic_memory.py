@@ -401,8 +401,8 @@ class SqliteStore:
 
     def save(self, customer, memory, p_remember, model):
         with self.transaction() as db:
-            db.execute("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model, saved_at)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model,"
+                       " saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (customer, source_ticket(memory), json.dumps(memory["request"]),
                         json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat()))
 

@@ -31,10 +31,10 @@ _logs = {id(log): log for log in (globals().get("CALLS", []), _module.CALLS)}
 print(_json.dumps([call for log in _logs.values() for call in log]))"""
 
 
-def execute(notebook):
+def execute(notebook, allow_errors=False):
     """Run a notebook object top to bottom in a fresh kernel of this Python environment, in notebooks/."""
     kernel = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
-    client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False,
+    client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False, allow_errors=allow_errors,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
     return client.execute()
 

@@ -4,8 +4,11 @@ import importlib.util
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from jevcompat.mock import MockConfig, Running
+from run_notebooks import NOTEBOOK_PATHS, executed_with_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_FILE = ROOT / "json_cache.json"
@@ -45,3 +48,22 @@ def memory(monkeypatch):
     for log in ("CALLS", "LIVE_CALLS", "LEDGER"):
         monkeypatch.setattr(basic_memory, log, [])
     return basic_memory
+
+
+@pytest.fixture(scope="session")
+def second_run():
+    """A fresh run of every notebook beside nbval's, with the canary key set and jevcompat's fake Jev on 127.0.0.1 as
+    the endpoint: any call the cache lacked would reach the fake server (counted) instead of failing, so the audit sees
+    it, and the key leak scan reads outputs made with a key. The committed cache is put back if the run changed it."""
+    before = CACHE_FILE.read_bytes()
+    with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+        patch.setenv("TYPESAFE_ENDPOINT", server.url)
+        patch.delenv("COOKBOOK_CACHE", raising=False)
+        try:
+            runs = {path.name: executed_with_calls(path) for path in NOTEBOOK_PATHS}
+        finally:
+            after = CACHE_FILE.read_bytes()
+            CACHE_FILE.write_bytes(before)
+        requests = server.server.RequestHandlerClass.cfg.requests
+    return SimpleNamespace(runs=runs, cache_before=before, cache_after=after, requests=requests)
