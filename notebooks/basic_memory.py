@@ -249,6 +249,7 @@ def source_ticket(memory):
     return memory["request"].get("ticket", {}).get("id")
 
 
+# 04_wrapper.ipynb
 class DictStore:
     """The published store: MEMORIES, a dict of lists, gone when the kernel stops."""
 
@@ -323,6 +324,7 @@ def ledger_entry(sent, response, p_remember, source):
             "input_tokens": response.usage.input_tokens, "source": source}
 
 
+# 04_wrapper.ipynb
 def ledger_table(entries):
     """Ledger entries as a Markdown table."""
     def answers(entry):

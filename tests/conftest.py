@@ -50,6 +50,13 @@ def memory(monkeypatch):
     return basic_memory
 
 
+@pytest.fixture
+def jev_server():
+    """jevcompat's fake Jev-compatible server on 127.0.0.1, requiring the canary key; stopped afterwards."""
+    with Running(MockConfig(key=CANARY_KEY)) as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def second_run():
     """A fresh run of every notebook beside nbval's, with the canary key set and jevcompat's fake Jev on 127.0.0.1 as

@@ -9,14 +9,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import typesafe_sdk
 from conftest import CACHE_FILE, CANARY_KEY, fresh_module
-from jevcompat.mock import MockConfig, Running
-
-
-@pytest.fixture
-def jev_server():
-    """jevcompat's fake server on 127.0.0.1, requiring the canary key; stopped afterwards."""
-    with Running(MockConfig(key=CANARY_KEY)) as server:
-        yield server
 
 
 @pytest.fixture

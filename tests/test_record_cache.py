@@ -9,16 +9,9 @@ import time
 
 import pytest
 from conftest import CACHE_FILE, CANARY_KEY, ROOT
-from jevcompat.mock import MockConfig, Running
 
 PLAIN_CALL = "107f0ab117c2"  # plain routing of T-202 (call 27): only a table cell reads its answer
 UNUSED = "0" * 64
-
-
-@pytest.fixture
-def jev_server():
-    with Running(MockConfig(key=CANARY_KEY)) as server:
-        yield server
 
 
 def requests_served(server):
