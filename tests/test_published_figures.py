@@ -61,3 +61,10 @@ def test_playground_link_decodes_to_the_exact_first_with_memory_call():
     call = ("jev-1.13.0", json.dumps(state), json.dumps(questions))
     assert cache_keys([call]) == {"012d589a1cc596af4440cfa53c46e448631a85d3baa5a59b446f2a773228407b"}
     assert share["documentText"] == json.dumps(state, ensure_ascii=False)
+
+
+def test_the_readme_result_table_is_the_one_notebook_06_computes():
+    readme_rows = [line.replace("|---", "") for line in (ROOT / "README.md").read_text().splitlines()
+                   if line.startswith("| C-")]
+    assert len(readme_rows) == 6
+    assert [row for row in readme_rows if row not in committed_output_text()] == []
