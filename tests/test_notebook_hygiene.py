@@ -96,3 +96,11 @@ def test_every_imported_package_is_a_pinned_requirement():
     unlisted = {name: providers.get(name) for name in third_party
                 if not {re.sub(r"[-_.]+", "-", dist).lower() for dist in providers.get(name, [])} & pinned}
     assert unlisted == {}
+
+
+def test_ci_runs_the_readme_test_command_word_for_word():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Test it", 1)[1]
+    command = re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
+    assert command.endswith("-m pytest")
+    assert command in (ROOT / ".ci" / "run").read_text().splitlines()
