@@ -96,6 +96,15 @@ class CacheError(RuntimeError):
     """The cache file can't be used as it is; the message says why and how to fix it."""
 
 
+class AtomicPath(type(Path())):
+    """A path whose write_text writes a temporary file beside it, then renames it over the old one in one step."""
+
+    def write_text(self, data, *args, **kwargs):
+        temporary = Path(self.parent, f".{self.name}.{os.getpid()}.tmp")
+        temporary.write_text(data, *args, **kwargs)
+        os.replace(temporary, self)
+
+
 def open_cache(path):
     """cooksafe.JsonCache over `path`, once the file is checked to hold SystemOneResponse entries."""
     fix = "restore the committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at a good file"
@@ -116,7 +125,9 @@ def open_cache(path):
             problem = error.errors()[0]
             raise CacheError(f"In the cache {path}, entry {key[:12]}… is not a SystemOneResponse"
                              f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {fix}.") from None
-    return JsonCache(path)
+    cache = JsonCache(path)
+    cache.path = AtomicPath(path)  # JsonCache rewrites the whole file for each new answer: make that a rename
+    return cache
 
 
 # 02_routing.ipynb

@@ -113,3 +113,20 @@ def test_a_wrong_key_is_an_authentication_error_that_does_not_echo_the_key(monke
     assert isinstance(error, typesafe_sdk.TypeSafeAuthenticationError)
     said = str(error) + " ".join(error.__notes__) + repr(error.args)
     assert CANARY_KEY not in said
+
+
+def test_a_crash_while_recording_leaves_the_old_cache_whole(live, cache_copy, monkeypatch):
+    before = cache_copy.read_bytes()
+
+    def crash(*args):
+        raise OSError("the machine stopped halfway")
+
+    monkeypatch.setattr("os.replace", crash)
+    with pytest.raises(OSError, match="halfway"):
+        live.ask(unseen_state(live), live.ROUTE)
+    assert cache_copy.read_bytes() == before
+
+
+def test_recording_leaves_no_temporary_file(live, cache_copy):
+    live.ask(unseen_state(live), live.ROUTE)
+    assert sorted(path.name for path in cache_copy.parent.iterdir()) == ["json_cache.json"]
