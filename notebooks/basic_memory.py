@@ -13,7 +13,7 @@ from typesafe_sdk import (Choice, Noul, Score, SystemOneResponse, TypeSafeClient
                           NoulAnswer, NoulCriteria, ScoreAnswer)
 from collections import defaultdict
 import sqlite3
-from contextlib import contextmanager
+from contextlib import closing
 from datetime import datetime, timezone
 import math
 
@@ -96,17 +96,9 @@ class CacheError(RuntimeError):
     """The cache file can't be used as it is; the message says why and how to fix it."""
 
 
-class AtomicPath(type(Path())):
-    """A path whose write_text writes a temporary file beside it, then renames it over the old one in one step."""
-
-    def write_text(self, data, *args, **kwargs):
-        temporary = Path(self.parent, f".{self.name}.{os.getpid()}.tmp")
-        temporary.write_text(data, *args, **kwargs)
-        os.replace(temporary, self)
-
-
-def open_cache(path):
-    """cooksafe.JsonCache over `path`, once the file is checked to hold SystemOneResponse entries."""
+def check_cache_file(path):
+    """Raise a CacheError naming the problem and the fix unless `path` holds SystemOneResponse entries (or may be
+    created: it is missing and a key can record into it)."""
     fix = "restore the committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at a good file"
     if path.is_dir():
         raise CacheError(f"The cache {path} is a folder: point COOKBOOK_CACHE at a JSON file.")
@@ -125,8 +117,23 @@ def open_cache(path):
             problem = error.errors()[0]
             raise CacheError(f"In the cache {path}, entry {key[:12]}… is not a SystemOneResponse"
                              f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {fix}.") from None
+
+
+# 02_routing.ipynb
+class AtomicPath(type(Path())):
+    """A path whose write_text writes a temporary file beside it, then renames it over the old one in one step."""
+
+    def write_text(self, data, *args, **kwargs):
+        temporary = Path(self.parent, f".{self.name}.{os.getpid()}.tmp")
+        temporary.write_text(data, *args, **kwargs)
+        os.replace(temporary, self)
+
+
+def open_cache(path):
+    """cooksafe.JsonCache over `path`, once the file is checked, writing through an atomic rename."""
+    check_cache_file(path)
     cache = JsonCache(path)
-    cache.path = AtomicPath(path)  # JsonCache rewrites the whole file for each new answer: make that a rename
+    cache.path = AtomicPath(path)
     return cache
 
 
@@ -140,10 +147,16 @@ class CacheMiss(LookupError):
     """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
 
 
+def ticket_id(state):
+    """The id of the ticket in a state, or in the request of a memory (the gate's state); None if there is none."""
+    inner = state.get("request", state) if isinstance(state, dict) else None
+    ticket = inner.get("ticket") if isinstance(inner, dict) else None
+    return ticket.get("id") if isinstance(ticket, dict) else None
+
+
 def describe_call(state, questions):
     """'questions ['team'] about ticket T-201': what a call asks, for error messages."""
-    ticket = (state.get("request", state) if isinstance(state, dict) else {}).get("ticket", {})
-    about = f" about ticket {ticket['id']}" if isinstance(ticket, dict) and "id" in ticket else ""
+    about = f" about ticket {ticket_id(state)}" if ticket_id(state) else ""
     return f"questions {sorted(questions)}{about}"
 
 
@@ -223,7 +236,6 @@ def as_memory(state, questions, response):
 
 
 # 03_gate.ipynb
-REMEMBER_AT = 0.5
 GATE = {"remember": Noul(
     instructions="In `request.ticket`, does the thread state a lasting fact about the customer that should change how"
                  " their future, unrelated tickets are handled? Count what the customer or our support staff wrote in"
@@ -240,24 +252,28 @@ GATE = {"remember": Noul(
 )}
 
 
+# 03_gate.ipynb
+REMEMBER_AT = 0.5
+
+
 def remember_probability(memory):
     """P(yes) that this memory's request states a lasting fact about the customer."""
     return ask(memory, GATE).nouls["remember"].noul
 
 
+def remembers(probability):
+    """The gate's rule: remember at P(remember) >= REMEMBER_AT."""
+    return probability >= REMEMBER_AT
+
+
 def verdict(probability):
-    """'saved' at P(remember) >= REMEMBER_AT, else 'not saved'."""
-    return "saved" if probability >= REMEMBER_AT else "not saved"
+    """'saved' or 'not saved', by the gate's rule."""
+    return "saved" if remembers(probability) else "not saved"
 
 
 # 04_wrapper.ipynb
 MEMORY_KEY = "earlier_tickets_from_this_customer"
 MEMORIES = defaultdict(list)
-
-
-def source_ticket(memory):
-    """The id of the ticket a memory was made from."""
-    return memory["request"].get("ticket", {}).get("id")
 
 
 # 04_wrapper.ipynb
@@ -270,9 +286,9 @@ class DictStore:
     def save(self, customer, memory, p_remember, model):
         MEMORIES[customer].append(memory)
 
-    def forget_ticket(self, ticket_id):
+    def forget_ticket(self, ticket):
         for memories in MEMORIES.values():
-            memories[:] = [memory for memory in memories if source_ticket(memory) != ticket_id]
+            memories[:] = [memory for memory in memories if ticket_id(memory) != ticket]
 
     def forget_customer(self, customer):
         MEMORIES.pop(customer, None)
@@ -286,7 +302,7 @@ STORE = DictStore()
 
 def memory_ids(customer):
     """The source ticket ids of a customer's memories, in the order they were saved."""
-    return [source_ticket(memory) for memory in STORE.recall(customer)]
+    return [ticket_id(memory) for memory in STORE.recall(customer)]
 
 
 # 04_wrapper.ipynb
@@ -310,7 +326,7 @@ def remember_if_lasting(state, questions, response):
     """Ask the gate about (state, answer); save the memory when P(remember) >= REMEMBER_AT. Returns P(remember)."""
     memory = as_memory(state, questions, response)
     p_remember = remember_probability(memory)
-    if p_remember >= REMEMBER_AT:
+    if remembers(p_remember):
         STORE.save(customer_id(state), memory, p_remember=p_remember, model=response.model)
     return p_remember
 
@@ -328,10 +344,10 @@ def answer_summary(answer):
 
 def ledger_entry(sent, response, p_remember, source):
     """One wrapper call: who, which ticket, what was sent and answered, what the gate said, what it cost."""
-    return {"customer": sent["customer"]["id"], "ticket": sent.get("ticket", {}).get("id"),
-            "questions": list(response.answers), "memories_sent": [source_ticket(m) for m in sent.get(MEMORY_KEY, [])],
+    return {"customer": sent["customer"]["id"], "ticket": ticket_id(sent), "questions": list(response.answers),
+            "memories_sent": [ticket_id(memory) for memory in sent.get(MEMORY_KEY, [])],
             "answer": {question_id: answer_summary(answer) for question_id, answer in response.answers.items()},
-            "p_remember": p_remember, "saved": p_remember >= REMEMBER_AT,
+            "p_remember": p_remember, "saved": remembers(p_remember),
             "input_tokens": response.usage.input_tokens, "source": source}
 
 
@@ -394,52 +410,40 @@ class SqliteStore:
 
     def __init__(self, path):
         self.path = Path(path)
-        with self.transaction() as db:
+        with closing(sqlite3.connect(self.path, timeout=30)) as db:
             db.executescript(STORE_SCHEMA)
 
-    @contextmanager
-    def transaction(self):
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            with db:  # commit on success, roll back on error
-                yield db
-        finally:
-            db.close()
+    def execute(self, sql, *params):
+        """One statement in its own transaction, committed or rolled back: its rows, or how many rows it changed."""
+        with closing(sqlite3.connect(self.path, timeout=30)) as db, db:
+            cursor = db.execute(sql, params)
+            return cursor.fetchall() if cursor.description else cursor.rowcount
 
     def recall(self, customer):
-        with self.transaction() as db:
-            rows = db.execute("SELECT request, jev_answered FROM memories WHERE customer_id = ? ORDER BY id",
-                              (customer,)).fetchall()
+        rows = self.execute("SELECT request, jev_answered FROM memories WHERE customer_id = ? ORDER BY id", customer)
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer, memory, p_remember, model):
-        with self.transaction() as db:
-            db.execute("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model,"
-                       " saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (customer, source_ticket(memory), json.dumps(memory["request"]),
-                        json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat()))
+        self.execute("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model, saved_at)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?)", customer, ticket_id(memory), json.dumps(memory["request"]),
+                     json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat())
 
-    def forget_ticket(self, ticket_id):
-        with self.transaction() as db:
-            return db.execute("DELETE FROM memories WHERE ticket_id = ?", (ticket_id,)).rowcount
+    def forget_ticket(self, ticket):
+        return self.execute("DELETE FROM memories WHERE ticket_id = ?", ticket)
 
     def forget_customer(self, customer):
-        with self.transaction() as db:
-            return db.execute("DELETE FROM memories WHERE customer_id = ?", (customer,)).rowcount
+        return self.execute("DELETE FROM memories WHERE customer_id = ?", customer)
 
     def log(self, entry):
-        with self.transaction() as db:
-            db.execute("INSERT INTO ledger (logged_at, entry) VALUES (?, ?)",
-                       (datetime.now(timezone.utc).isoformat(), json.dumps(entry)))
+        self.execute("INSERT INTO ledger (logged_at, entry) VALUES (?, ?)", datetime.now(timezone.utc).isoformat(),
+                     json.dumps(entry))
 
     def ledger(self):
-        with self.transaction() as db:
-            return [json.loads(entry) for (entry,) in db.execute("SELECT entry FROM ledger ORDER BY id")]
+        return [json.loads(entry) for (entry,) in self.execute("SELECT entry FROM ledger ORDER BY id")]
 
     def saved(self):
         """(customer, ticket, P(remember), model) for every memory, in the order saved."""
-        with self.transaction() as db:
-            return db.execute("SELECT customer_id, ticket_id, p_remember, model FROM memories ORDER BY id").fetchall()
+        return self.execute("SELECT customer_id, ticket_id, p_remember, model FROM memories ORDER BY id")
 
 
 # 07_memories_that_last.ipynb

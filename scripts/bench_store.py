@@ -10,12 +10,14 @@ test: the figures depend on the machine.
 """
 
 import argparse
+import json
 import random
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
@@ -40,11 +42,11 @@ def fill_sqlite(path, size):
     def rows():
         for number in range(size):
             customer = f"C-{number // MEMORIES_PER_CUSTOMER}"
-            request = basic_memory.json.dumps({**template["request"], "customer": {"id": customer, "company": "Bench"}})
-            yield (customer, f"T-{number}", request, basic_memory.json.dumps(template["jev_answered"]), 0.9, "bench",
+            request = json.dumps({**template["request"], "customer": {"id": customer, "company": "Bench"}})
+            yield (customer, f"T-{number}", request, json.dumps(template["jev_answered"]), 0.9, "bench",
                    "2026-11-29T00:00:00+00:00")
 
-    with store.transaction() as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.executemany("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model,"
                        " saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows())
     return store

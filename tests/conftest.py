@@ -29,6 +29,27 @@ def fresh_module(name="basic_memory_fresh"):
     return module
 
 
+def configured_module(monkeypatch, cache_path, key=None, endpoint=None):
+    """A fresh basic_memory with COOKBOOK_CACHE, TYPESAFE_API_KEY and TYPESAFE_ENDPOINT set (or unset) as given."""
+    for name, value in {"COOKBOOK_CACHE": cache_path, "TYPESAFE_API_KEY": key, "TYPESAFE_ENDPOINT": endpoint}.items():
+        if value:
+            monkeypatch.setenv(name, str(value))
+        else:
+            monkeypatch.delenv(name, raising=False)
+    return fresh_module()
+
+
+def requests_served(server):
+    """How many requests a jevcompat fake server has answered."""
+    return server.server.RequestHandlerClass.cfg.requests
+
+
+def run_earlier_tickets(module):
+    """The five earlier tickets through the wrapper, in order, as the published run sends them."""
+    for ticket in module.EARLIER:
+        module.ask_with_memory(module.ticket_state(ticket), module.ROUTE)
+
+
 @pytest.fixture
 def cache_copy(tmp_path):
     """A copy of the committed cache in a temporary folder."""
@@ -72,5 +93,5 @@ def second_run():
         finally:
             after = CACHE_FILE.read_bytes()
             CACHE_FILE.write_bytes(before)
-        requests = server.server.RequestHandlerClass.cfg.requests
+        requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=before, cache_after=after, requests=requests)

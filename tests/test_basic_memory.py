@@ -7,16 +7,12 @@ import sys
 import time
 
 import pytest
-from conftest import CACHE_FILE, ROOT
+from conftest import CACHE_FILE, ROOT, run_earlier_tickets
 from run_notebooks import cache_keys
 
 PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
                 "later_state", "ROUTE", "GATE", "ask", "answer_text", "as_memory", "remember_probability", "MEMORIES",
                 "customer_id", "ask_with_memory", "CacheMiss"]
-
-
-def memory_ids(basic_memory, customer):
-    return [memory["request"]["ticket"]["id"] for memory in basic_memory.MEMORIES[customer]]
 
 
 def test_module_exposes_the_published_names():
@@ -58,8 +54,7 @@ def test_plain_routing_replays_the_recorded_answer(memory):
 
 
 def test_memories_have_the_published_shape_and_never_nest(memory):
-    for ticket in memory.EARLIER:
-        memory.ask_with_memory(memory.ticket_state(ticket), memory.ROUTE)
+    run_earlier_tickets(memory)
     saved = [m for memories in memory.MEMORIES.values() for m in memories]
     assert [list(m) for m in saved] == [["request", "jev_answered"]] * 3
     assert all(memory.MEMORY_KEY not in json.dumps(m["request"]) for m in saved)
@@ -68,10 +63,9 @@ def test_memories_have_the_published_shape_and_never_nest(memory):
 
 
 def test_memories_are_kept_per_customer(memory):
-    for ticket in memory.EARLIER:
-        memory.ask_with_memory(memory.ticket_state(ticket), memory.ROUTE)
-    assert memory_ids(memory, "C-1042") == ["T-101", "T-105"]
-    assert memory_ids(memory, "C-2210") == ["T-102"]
+    run_earlier_tickets(memory)
+    assert memory.memory_ids("C-1042") == ["T-101", "T-105"]
+    assert memory.memory_ids("C-2210") == ["T-102"]
     sent = memory.with_memories(memory.later_state("C-2210", "Slow dashboards"))
     assert [m["request"]["customer"]["id"] for m in sent[memory.MEMORY_KEY]] == ["C-2210"]
     assert list(sent)[-1] == memory.MEMORY_KEY
@@ -86,7 +80,7 @@ def test_a_customer_with_no_memories_gets_the_state_unchanged(memory):
 def test_gate_saves_at_exactly_remember_at(memory, monkeypatch, probability, saved):
     monkeypatch.setattr(memory, "remember_probability", lambda _memory: probability)
     memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert memory_ids(memory, "C-1042") == (["T-201"] if saved else [])
+    assert memory.memory_ids("C-1042") == (["T-201"] if saved else [])
 
 
 def test_wrapper_sends_two_requests_route_then_gate(memory):

@@ -4,19 +4,10 @@ cache and the saved memories as they were."""
 import json
 
 import pytest
-from conftest import CACHE_FILE, CANARY_KEY, fresh_module
+from conftest import CACHE_FILE, CANARY_KEY, configured_module, requests_served
 from jevcompat.mock import MockConfig, Running
 
 RESTORE = "git checkout json_cache.json"
-
-
-def open_with(monkeypatch, cache_path, key=None):
-    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_path))
-    if key:
-        monkeypatch.setenv("TYPESAFE_API_KEY", key)
-    else:
-        monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    return fresh_module()
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -32,7 +23,7 @@ def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(monkeypatc
     broken = tmp_path / "json_cache.json"
     broken.write_text(text)
     with pytest.raises(Exception) as raised:
-        open_with(monkeypatch, broken)
+        configured_module(monkeypatch, broken)
     assert type(raised.value).__name__ == "CacheError"
     assert problem in str(raised.value) and RESTORE in str(raised.value)
     assert broken.read_text() == text
@@ -40,31 +31,30 @@ def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(monkeypatc
 
 def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(monkeypatch, tmp_path):
     with pytest.raises(Exception, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
-        open_with(monkeypatch, tmp_path / "missing.json")
+        configured_module(monkeypatch, tmp_path / "missing.json")
     assert not (tmp_path / "missing.json").exists()
 
 
 def test_a_missing_cache_file_with_a_key_starts_an_empty_cache(monkeypatch, tmp_path):
-    module = open_with(monkeypatch, tmp_path / "new.json", key=CANARY_KEY)
+    module = configured_module(monkeypatch, tmp_path / "new.json", key=CANARY_KEY)
     assert module.CACHE_PATH == tmp_path / "new.json"
 
 
 def test_cookbook_cache_pointing_at_a_folder_says_so(monkeypatch, tmp_path):
     with pytest.raises(Exception, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
-        open_with(monkeypatch, tmp_path)
+        configured_module(monkeypatch, tmp_path)
 
 
 @pytest.fixture
 def guarded(monkeypatch, cache_copy):
     """A fresh module with a key and a local fake server, with one memory saved: any request would be counted."""
     with Running(MockConfig(key=CANARY_KEY)) as server:
-        monkeypatch.setenv("TYPESAFE_ENDPOINT", server.url)
-        module = open_with(monkeypatch, cache_copy, key=CANARY_KEY)
+        module = configured_module(monkeypatch, cache_copy, key=CANARY_KEY, endpoint=server.url)
         module.ask_with_memory(module.ticket_state(module.EARLIER[0]), module.ROUTE)
         before = (json.dumps(module.MEMORIES), cache_copy.read_bytes(), len(module.CALLS))
         yield module
         assert (json.dumps(module.MEMORIES), cache_copy.read_bytes(), len(module.CALLS)) == before
-        assert server.server.RequestHandlerClass.cfg.requests == 0
+        assert requests_served(server) == 0
 
 
 @pytest.mark.parametrize("call", ["ask", "ask_with_memory"])

@@ -6,7 +6,7 @@ import re
 
 import pytest
 import typesafe_sdk
-from conftest import CANARY_KEY, fresh_module
+from conftest import CANARY_KEY, configured_module, run_earlier_tickets
 from jevcompat.mock import MockConfig, Running
 from lzstring import LZString
 
@@ -18,13 +18,9 @@ def live_session_texts(tmp_path_factory):
     cache_path = folder / "json_cache.json"
     cache_path.write_text("{}")
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
-        for name, value in {"TYPESAFE_API_KEY": CANARY_KEY, "TYPESAFE_ENDPOINT": server.url,
-                            "COOKBOOK_CACHE": str(cache_path)}.items():
-            patch.setenv(name, value)
-        module = fresh_module()
+        module = configured_module(patch, cache_path, key=CANARY_KEY, endpoint=server.url)
         module.STORE = module.SqliteStore(folder / "memories.sqlite")
-        for ticket in module.EARLIER:
-            module.ask_with_memory(module.ticket_state(ticket), module.ROUTE)  # live calls, recorded
+        run_earlier_tickets(module)  # live calls, recorded
         texts = [json.dumps(module.LEDGER), json.dumps(module.STORE.ledger())]
         patch.setenv("TYPESAFE_ENDPOINT", server.url + "/no-such-path")
         state = module.later_state("C-1042", "Slow dashboards")

@@ -8,16 +8,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import typesafe_sdk
-from conftest import CACHE_FILE, CANARY_KEY, fresh_module
+from conftest import CACHE_FILE, CANARY_KEY, configured_module, requests_served
 
 
 @pytest.fixture
 def live(monkeypatch, cache_copy, jev_server):
     """A fresh basic_memory with the canary key, the fake server as TYPESAFE_ENDPOINT and a temporary cache."""
-    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
-    monkeypatch.setenv("TYPESAFE_ENDPOINT", jev_server.url)
-    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
-    return fresh_module()
+    return configured_module(monkeypatch, cache_copy, key=CANARY_KEY, endpoint=jev_server.url)
 
 
 def unseen_state(module, ticket_id="T-999"):
@@ -28,7 +25,7 @@ def unseen_state(module, ticket_id="T-999"):
 
 def test_a_cache_miss_goes_over_http_and_is_recorded(live, jev_server, cache_copy):
     response = live.ask(unseen_state(live), live.ROUTE)
-    assert jev_server.server.RequestHandlerClass.cfg.requests == 1
+    assert requests_served(jev_server) == 1
     assert response.choices["team"].choice in live.ROUTE["team"].criteria
     recorded = json.loads(cache_copy.read_text())
     (new_key,) = set(recorded) - set(json.loads(CACHE_FILE.read_text()))
@@ -38,18 +35,18 @@ def test_a_cache_miss_goes_over_http_and_is_recorded(live, jev_server, cache_cop
 def test_the_same_call_again_is_a_replay_with_no_request(live, jev_server):
     first = live.ask(unseen_state(live), live.ROUTE)
     second = live.ask(unseen_state(live), live.ROUTE)
-    assert jev_server.server.RequestHandlerClass.cfg.requests == 1
+    assert requests_served(jev_server) == 1
     assert second == first
 
 
 def test_a_recorded_call_is_replayed_even_with_a_key(live, jev_server):
     assert live.routed(live.ask(live.later_state("C-1042", "Slow dashboards"), live.ROUTE)) == "cloud_ops 0.80"
-    assert jev_server.server.RequestHandlerClass.cfg.requests == 0
+    assert requests_served(jev_server) == 0
 
 
 def test_the_wrapper_sends_both_requests(live, jev_server):
     live.ask_with_memory(unseen_state(live), live.ROUTE)
-    assert jev_server.server.RequestHandlerClass.cfg.requests == 2
+    assert requests_served(jev_server) == 2
     assert [list(json.loads(questions)) for _, _, questions in live.CALLS] == [["team"], ["remember"]]
 
 
@@ -84,10 +81,7 @@ def closed_port():
 
 
 def live_error(monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
-    monkeypatch.setenv("TYPESAFE_API_KEY", key)
-    monkeypatch.setenv("TYPESAFE_ENDPOINT", endpoint)
-    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
-    module = fresh_module()
+    module = configured_module(monkeypatch, cache_copy, key=key, endpoint=endpoint)
     before = cache_copy.read_bytes()
     with pytest.raises(typesafe_sdk.TypeSafeError) as raised:
         module.ask(unseen_state(module), module.ROUTE)

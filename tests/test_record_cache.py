@@ -8,14 +8,10 @@ import sys
 import time
 
 import pytest
-from conftest import CACHE_FILE, CANARY_KEY, ROOT
+from conftest import CACHE_FILE, CANARY_KEY, ROOT, requests_served
 
 PLAIN_CALL = "107f0ab117c2"  # plain routing of T-202 (call 27): only a table cell reads its answer
 UNUSED = "0" * 64
-
-
-def requests_served(server):
-    return server.server.RequestHandlerClass.cfg.requests
 
 
 def start_recording(cache_path, server, *flags, key=CANARY_KEY):

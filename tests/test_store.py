@@ -5,7 +5,7 @@ import sys
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_earlier_tickets
 from run_notebooks import execute
 
 
@@ -14,11 +14,6 @@ def sqlite_memory(memory, monkeypatch, tmp_path):
     """basic_memory, offline, with a SqliteStore in a temporary file."""
     monkeypatch.setattr(memory, "STORE", memory.SqliteStore(tmp_path / "memories.sqlite"))
     return memory
-
-
-def run_earlier_tickets(module):
-    for ticket in module.EARLIER:
-        module.ask_with_memory(module.ticket_state(ticket), module.ROUTE)
 
 
 def test_the_sqlite_store_sends_byte_for_byte_the_requests_of_the_dict_store(memory, tmp_path, monkeypatch):
