@@ -19,14 +19,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from export_module import ROOT
+from export_module import NOTEBOOKS, ROOT
 from run_notebooks import NOTEBOOK_PATHS, cache_keys, executed_with_calls
 from typesafe_sdk import SystemOneResponse
 
-
-def cache_text(entries):
-    """A cache file's text as cooksafe.JsonCache writes it: keys sorted, two-space indent."""
-    return json.dumps({key: entries[key] for key in sorted(entries)}, indent=2)
+sys.path.insert(0, str(NOTEBOOKS))
+from replay import cache_text, lock_for  # noqa: E402 - replay.py sits beside the notebooks
 
 
 def record(cache_path, notebook_paths, fresh=False, prune=False):
@@ -60,6 +58,7 @@ def record(cache_path, notebook_paths, fresh=False, prune=False):
               f" answer, {len(set(old) - set(new))} removed")
     finally:
         temp.unlink(missing_ok=True)
+        Path(lock_for(temp).lock_file).unlink(missing_ok=True)
 
 
 def main():

@@ -48,6 +48,28 @@ def executed_with_calls(notebook_path):
     return notebook, [tuple(call) for call in json.loads(report.outputs[0]["text"])]
 
 
+def executed_as_readers_do(notebook_path):
+    """Run a notebook the way readers do, in one kernel: each code cell twice in a row, then Run All again.
+    Returns (the second run of each cell, the notebook as Run All again left it, the calls its ask() answered)."""
+    cells = nbformat.read(notebook_path, as_version=4).cells
+    twice, second_runs = [], []
+    for cell in cells:
+        copies = [fresh_copy(cell) for _ in range(2 if cell.cell_type == "code" else 1)]
+        twice += copies
+        second_runs.append(copies[-1])
+    again = [fresh_copy(cell) for cell in cells]
+    notebook = nbformat.v4.new_notebook(cells=[*twice, *again, nbformat.v4.new_code_cell(REPORT_CALLS)])
+    execute(notebook)
+    calls = [tuple(call) for call in json.loads(notebook.cells[-1].outputs[0]["text"])]
+    return nbformat.v4.new_notebook(cells=second_runs), nbformat.v4.new_notebook(cells=again), calls
+
+
+def fresh_copy(cell):
+    """A new cell with this cell's type and source (and no outputs, ids or counts)."""
+    make = nbformat.v4.new_code_cell if cell.cell_type == "code" else nbformat.v4.new_markdown_cell
+    return make(cell.source)
+
+
 def cache_keys(calls):
     """The keys cooksafe.JsonCache files these calls under, computed by JsonCache itself."""
     with tempfile.TemporaryDirectory() as folder:

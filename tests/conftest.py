@@ -1,6 +1,7 @@
 """Shared test helpers: where things are, a fresh copy of the module, and the offline fixture."""
 
 import importlib.util
+import itertools
 import shutil
 import sys
 from pathlib import Path
@@ -8,24 +9,42 @@ from types import SimpleNamespace
 
 import pytest
 from jevcompat.mock import MockConfig, Running
-from run_notebooks import NOTEBOOK_PATHS, executed_with_calls
+from run_notebooks import NOTEBOOK_PATHS, executed_as_readers_do
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_FILE = ROOT / "json_cache.json"
 MODULE_FILE = ROOT / "notebooks" / "basic_memory.py"
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
+FRESH_COUNT = itertools.count()
 
 
 def fresh_module(name="basic_memory_fresh"):
-    """A new instance of basic_memory, reading the environment as it is now (COOKBOOK_CACHE, the key)."""
-    spec = importlib.util.spec_from_file_location(name, MODULE_FILE)
+    """A new instance of basic_memory over a new instance of replay, both reading the environment as it is now
+    (COOKBOOK_CACHE, the key). The fresh replay stays importable by its own name (it finds itself in sys.modules)."""
+    replay_name = f"replay_for_{name}_{next(FRESH_COUNT)}"
+    replay = load(replay_name, MODULE_FILE.with_name("replay.py"))
+    before = sys.modules.get("replay")
+    sys.modules["replay"] = replay
+    try:
+        return load(name, MODULE_FILE, keep=False)
+    finally:
+        if before is None:
+            sys.modules.pop("replay")
+        else:
+            sys.modules["replay"] = before
+
+
+def load(name, path, keep=True):
+    """Execute the module file at `path` as a new module called `name`."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     finally:
-        del sys.modules[name]
+        if not keep:
+            del sys.modules[name]
     return module
 
 
@@ -62,11 +81,13 @@ def cache_copy(tmp_path):
 def memory(monkeypatch):
     """basic_memory with empty memories and call log, offline; restored afterwards."""
     import basic_memory
+    import replay
 
     monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    monkeypatch.setattr(replay, "LIVE_CALLS", [])
     monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
     monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore())
-    for log in ("CALLS", "LIVE_CALLS", "LEDGER"):
+    for log in ("CALLS", "LEDGER"):
         monkeypatch.setattr(basic_memory, log, [])
     return basic_memory
 
@@ -80,16 +101,19 @@ def jev_server():
 
 @pytest.fixture(scope="session")
 def second_run():
-    """A fresh run of every notebook beside nbval's, with the canary key set and jevcompat's fake Jev on 127.0.0.1 as
-    the endpoint: any call the cache lacked would reach the fake server (counted) instead of failing, so the audit sees
-    it, and the key leak scan reads outputs made with a key. The committed cache is put back if the run changed it."""
+    """Every notebook run again beside nbval's run, the way readers do (each code cell twice in a row, then Run All
+    again, in one kernel), with the canary key set and jevcompat's fake Jev on 127.0.0.1 as the endpoint: any call the
+    cache lacked would reach the fake server (counted) instead of failing, so the audit sees it, and the key leak scan
+    reads outputs made with a key. The committed cache is put back if the run changed it."""
     before = CACHE_FILE.read_bytes()
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
         patch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
         patch.setenv("TYPESAFE_ENDPOINT", server.url)
         patch.delenv("COOKBOOK_CACHE", raising=False)
         try:
-            runs = {path.name: executed_with_calls(path) for path in NOTEBOOK_PATHS}
+            runs = {path.name: SimpleNamespace(**dict(zip(("twice", "again", "calls"), executed_as_readers_do(path),
+                                                          strict=True)))
+                    for path in NOTEBOOK_PATHS}
         finally:
             after = CACHE_FILE.read_bytes()
             CACHE_FILE.write_bytes(before)

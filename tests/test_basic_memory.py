@@ -134,9 +134,10 @@ def test_cookbook_cache_names_another_cache_file(tmp_path):
               "except b.CacheMiss as error:\n    print(error)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
                             text=True, timeout=60, check=True)
-    path_line, error_line = result.stdout.splitlines()
+    path_line, error_line, *explanation = result.stdout.splitlines()
     assert path_line == str(other)
     assert "other_cache.json" in error_line and "T-201" in error_line
+    assert "the published run itself no longer replays from this cache" in explanation[0]
 
 
 def test_the_key_oracle_matches_the_published_cache(memory):

@@ -1,5 +1,6 @@
-"""A second run of every notebook (beside nbval's): it uses all 32 recorded calls and no other, leaves json_cache.json
-as it was, and reproduces the committed outputs, so two runs agree."""
+"""A second run of every notebook (beside nbval's), as readers run them (each cell twice in a row, then Run All again
+in the same kernel): it uses all 32 recorded calls and no other, leaves json_cache.json as it was, and reproduces the
+committed outputs every time."""
 
 import configparser
 import json
@@ -13,7 +14,7 @@ from run_notebooks import NOTEBOOK_PATHS, cache_keys
 
 def test_notebooks_use_every_recorded_call_and_no_other(second_run):
     recorded = set(json.loads(second_run.cache_before))
-    used = cache_keys([call for _, calls in second_run.runs.values() for call in calls])
+    used = cache_keys([call for run in second_run.runs.values() for call in run.calls])
     assert second_run.requests == 0, "calls the cache does not hold went to the (fake) server"
     assert used - recorded == set(), "calls the cache does not hold"
     assert recorded - used == set(), "recorded calls no notebook makes"
@@ -21,7 +22,7 @@ def test_notebooks_use_every_recorded_call_and_no_other(second_run):
 
 
 def test_only_notebook_01_makes_no_call(second_run):
-    assert [name for name, (_, calls) in second_run.runs.items() if not calls] == ["01_tickets.ipynb"]
+    assert [name for name, run in second_run.runs.items() if not run.calls] == ["01_tickets.ipynb"]
 
 
 def test_running_the_notebooks_leaves_the_cache_byte_identical(second_run):
@@ -46,5 +47,10 @@ def sanitized_outputs(notebook):
 
 
 @pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda path: path.name)
-def test_a_second_run_reproduces_the_committed_outputs(second_run, path):
-    assert sanitized_outputs(second_run.runs[path.name][0]) == sanitized_outputs(nbformat.read(path, as_version=4))
+def test_every_cell_run_twice_in_a_row_gives_the_committed_outputs(second_run, path):
+    assert sanitized_outputs(second_run.runs[path.name].twice) == sanitized_outputs(nbformat.read(path, as_version=4))
+
+
+@pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda path: path.name)
+def test_run_all_again_in_the_same_kernel_gives_the_committed_outputs(second_run, path):
+    assert sanitized_outputs(second_run.runs[path.name].again) == sanitized_outputs(nbformat.read(path, as_version=4))

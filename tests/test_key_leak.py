@@ -36,7 +36,8 @@ def test_with_a_key_the_notebooks_still_replay_and_send_nothing(second_run):
 
 
 def test_the_key_appears_nowhere(second_run, live_session_texts):
-    texts = [json.dumps(cell.get("outputs", [])) for notebook, _ in second_run.runs.values() for cell in notebook.cells]
+    texts = [json.dumps(cell.get("outputs", [])) for run in second_run.runs.values()
+             for cell in [*run.twice.cells, *run.again.cells]]
     links = [link for text in texts for link in re.findall(r"playground#share/([A-Za-z0-9+$-]+)", text)]
     assert links, "the playground link was not found"
     decoded = [LZString.decompressFromEncodedURIComponent(link) for link in links]  # compressed, so read it decoded

@@ -123,4 +123,4 @@ def test_a_crash_while_recording_leaves_the_old_cache_whole(live, cache_copy, mo
 
 def test_recording_leaves_no_temporary_file(live, cache_copy):
     live.ask(unseen_state(live), live.ROUTE)
-    assert sorted(path.name for path in cache_copy.parent.iterdir()) == ["json_cache.json"]
+    assert sorted(path.name for path in cache_copy.parent.iterdir()) == [".json_cache.json.lock", "json_cache.json"]

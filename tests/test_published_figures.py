@@ -4,21 +4,25 @@ import json
 import re
 
 import nbformat
-from conftest import ROOT
+from conftest import CACHE_FILE, ROOT
 from run_notebooks import NOTEBOOK_PATHS, cache_keys
 from lzstring import LZString
 
 PUBLISHED = (ROOT / "tests" / "published_results.md").read_text()
 
 
+LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
+
+
 def committed_output_text():
+    """Every text and Markdown output of the committed notebooks, with playground links reduced to their text."""
     texts = []
     for path in NOTEBOOK_PATHS:
         for cell in nbformat.read(path, as_version=4).cells:
             for output in cell.get("outputs", []):
                 texts.append(output.get("text", ""))
                 texts.append(output.get("data", {}).get("text/markdown", ""))
-    return "\n".join(texts)
+    return LINK.sub(r"\1", "\n".join(texts))
 
 
 def published_table_rows():
@@ -41,25 +45,38 @@ def test_the_published_totals_and_plain_routing_are_in_the_outputs():
     assert "cloud_ops 0.80" in outputs.splitlines()
 
 
-def playground_link():
+def final_table_links():
+    """(link text, link) of every playground link in notebook 06's outputs."""
     notebook = nbformat.read(ROOT / "notebooks" / "06_final_comparison.ipynb", as_version=4)
-    markdown = [output["data"]["text/markdown"] for cell in notebook.cells for output in cell.get("outputs", [])
-                if "playground#share/" in output.get("data", {}).get("text/markdown", "")]
-    assert len(markdown) == 1
-    return re.search(r"\((https://console\.typesafe\.ai/playground#share/[^)]+)\)", markdown[0]).group(1)
+    markdown = "\n".join(output.get("data", {}).get("text/markdown", "") for cell in notebook.cells
+                         for output in cell.get("outputs", []))
+    return LINK.findall(markdown)
 
 
-def test_playground_link_decodes_to_the_exact_first_with_memory_call():
-    import basic_memory
+def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(memory):
+    import replay
 
-    share = json.loads(LZString.decompressFromEncodedURIComponent(playground_link().split("#share/", 1)[1]))
+    links = final_table_links()
+    assert len(links) == 12
+    recorded = set(json.loads(CACHE_FILE.read_text()))
+    for text, link in links:
+        share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1]))
+        state, questions = json.loads(share["documentText"]), json.loads(share["promptsText"])
+        assert share["selectedModels"] == ["jev-1.13.0"] and share["apiVersion"] == "v1"
+        assert questions == memory.questions_wire(memory.ROUTE)
+        assert replay.cache_key("jev-1.13.0", json.dumps(state), json.dumps(questions)) in recorded, text
+        # the answer the link shows is the recorded answer to that request
+        assert text.endswith(memory.routed(memory.ask(state, memory.ROUTE)))
+
+
+def test_the_first_with_memory_link_is_published_call_25():
+    _, link = final_table_links()[1]
+    share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1]))
     state, questions = json.loads(share["documentText"]), json.loads(share["promptsText"])
-    assert share["selectedModels"] == ["jev-1.13.0"] and share["apiVersion"] == "v1"
-    assert questions == basic_memory.questions_wire(basic_memory.ROUTE)
-    assert [m["request"]["ticket"]["id"] for m in state[basic_memory.MEMORY_KEY]] == ["T-101", "T-105"]
+    assert [m["request"]["ticket"]["id"] for m in state["earlier_tickets_from_this_customer"]] == ["T-101", "T-105"]
     # Re-serialised as the cookbook sends it, the state is the request of published call 25 (key 012d589a1cc5...).
-    call = ("jev-1.13.0", json.dumps(state), json.dumps(questions))
-    assert cache_keys([call]) == {"012d589a1cc596af4440cfa53c46e448631a85d3baa5a59b446f2a773228407b"}
+    assert cache_keys([("jev-1.13.0", json.dumps(state), json.dumps(questions))]) == {
+        "012d589a1cc596af4440cfa53c46e448631a85d3baa5a59b446f2a773228407b"}
     assert share["documentText"] == json.dumps(state, ensure_ascii=False)
 
 

@@ -5,6 +5,7 @@ import sys
 
 import nbformat
 import pytest
+import replay
 from conftest import ROOT, run_earlier_tickets
 from run_notebooks import execute
 
@@ -98,7 +99,7 @@ def test_the_ledger_says_live_for_a_live_call(memory, monkeypatch):
     live_answer = memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
 
     def pretend_live(state, questions):  # stands in for a live call: no new answer is invented, one is reused
-        memory.LIVE_CALLS.append(("live",))
+        replay.LIVE_CALLS.append(("live",))
         return live_answer
 
     monkeypatch.setattr(memory, "ask", pretend_live)

@@ -1,0 +1,305 @@
+"""How the cookbook's calls reach Jev: replayed from the recorded cache, or asked live with a key.
+
+This is the machinery beside the lesson, hand-written and tested in tests/test_replay.py; the lesson's own code is
+exported from the notebooks into basic_memory.py. One concern, in four parts:
+
+- the cache file: checked before use (CacheError), and shared safely: a write takes a lock, merges with what other
+  processes recorded meanwhile, and replaces the file in one atomic rename;
+- `_system_one`: the function the published cache was recorded with (its name is part of every cache key); offline,
+  a call the cache lacks raises CacheMiss;
+- `explain_miss`: what a CacheMiss says: the nearest recorded request, and how this one differs from it;
+- `playground_link` and `cache_key`: any request as a TypeSafe playground link, and as the key it is recorded under.
+"""
+
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+from cooksafe import JsonCache, make_playground_link
+from cooksafe.cache import MAX_KEY_CHARS
+from filelock import FileLock
+from pydantic import ValidationError
+from typesafe_sdk import Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError
+
+HERE = Path(__file__).resolve().parent
+CACHE_PATH = Path(os.environ.get("COOKBOOK_CACHE") or HERE.parent / "json_cache.json")
+LIVE_CALLS = []  # the calls this session sent to Jev live, not replayed
+
+
+# The cache file
+
+class CacheError(RuntimeError):
+    """The cache file can't be used as it is; the message says why and how to fix it."""
+
+
+def check_cache_file(path):
+    """Raise a CacheError naming the problem and the fix unless `path` holds SystemOneResponse entries (or may be
+    created: it is missing and a key can record into it)."""
+    fix = "restore the committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at a good file"
+    if path.is_dir():
+        raise CacheError(f"The cache {path} is a folder: point COOKBOOK_CACHE at a JSON file.")
+    if not path.exists() and not os.environ.get("TYPESAFE_API_KEY"):
+        raise CacheError(f"There is no cache file at {path}: {fix}, or set TYPESAFE_API_KEY to record a new one.")
+    try:
+        entries = json.loads(path.read_text()) if path.exists() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CacheError(f"The cache {path} is not valid JSON ({error}): {fix}.") from None
+    if not isinstance(entries, dict):
+        raise CacheError(f"The cache {path} is not a JSON object of responses: {fix}.")
+    for key, raw in entries.items():
+        try:
+            SystemOneResponse.model_validate(raw)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            raise CacheError(f"In the cache {path}, entry {key[:12]}… is not a SystemOneResponse"
+                             f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {fix}.") from None
+
+
+def cache_text(entries, indent=2):
+    """A cache file's text as cooksafe.JsonCache writes it: keys sorted (not recursively), two-space indent."""
+    return json.dumps({key: entries[key] for key in sorted(entries)}, indent=indent)
+
+
+def lock_for(path):
+    """The lock every writer of `path` takes: a file beside it (filelock: fcntl on POSIX, msvcrt on Windows)."""
+    return FileLock(path.with_name(f".{path.name}.lock"), timeout=60)
+
+
+class MergingWrite:
+    """What a SharedJsonCache writes through (cooksafe.JsonCache calls `self.path.write_text`): under the lock, read
+    the file as it is now, add this process's answers, write a temporary file beside it, rename it over the old one."""
+
+    def __init__(self, cache, path):
+        self.cache, self.file = cache, Path(path)
+
+    def write_text(self, text):
+        with lock_for(self.file):
+            merged = json.loads(self.file.read_text()) if self.file.exists() else {}
+            merged |= json.loads(text)
+            self.cache._data.update(merged)  # answers other processes recorded are now hits here too
+            temporary = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
+            try:
+                temporary.write_text(cache_text(merged, self.cache.indent))
+                os.replace(temporary, self.file)
+            finally:
+                temporary.unlink(missing_ok=True)
+
+
+class SharedJsonCache(JsonCache):
+    """cooksafe.JsonCache for a file that several notebooks may record into at once: no answer is lost, and a crash
+    leaves the old file or the new one, never half of either."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.path = MergingWrite(self, path)
+
+
+def open_cache(path):
+    """A SharedJsonCache over `path`, once the file is checked."""
+    check_cache_file(path)
+    return SharedJsonCache(path)
+
+
+CACHE = open_cache(CACHE_PATH)
+
+
+# The one function that reaches Jev
+
+class CacheMiss(LookupError):
+    """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
+
+
+def ticket_id(state):
+    """The id of the ticket in a state, or in the request of a memory (the gate's state); None if there is none."""
+    inner = state.get("request", state) if isinstance(state, dict) else None
+    ticket = inner.get("ticket") if isinstance(inner, dict) else None
+    return ticket.get("id") if isinstance(ticket, dict) else None
+
+
+def describe_call(state, questions):
+    """'questions ['team'] about ticket T-201': what a call asks, for messages."""
+    about = f" about ticket {ticket_id(state)}" if ticket_id(state) else ""
+    return f"questions {sorted(questions)}{about}"
+
+
+@CACHE
+def _system_one(model, state_json, questions_json):
+    state, questions = json.loads(state_json), json.loads(questions_json)
+    if not os.environ.get("TYPESAFE_API_KEY"):
+        raise CacheMiss(explain_miss(model, state, questions))
+    try:
+        with TypeSafeClient(base_url=os.environ.get("TYPESAFE_ENDPOINT"), timeout=60) as client:
+            answer = client.system_one(state, questions, model=model).model_dump(mode="json")
+    except TypeSafeError as error:
+        error.add_note(f"While asking {model} {describe_call(state, questions)}.")
+        raise
+    LIVE_CALLS.append((model, state_json, questions_json))
+    return answer
+
+
+def questions_wire(questions):
+    """Questions as they are sent: {question_id: question.model_dump(mode="json", exclude_none=True)}."""
+    return {question_id: question.model_dump(mode="json", exclude_none=True)
+            for question_id, question in questions.items()}
+
+
+def request_text(state, questions):
+    """(state, questions) as the json.dumps text that is sent and keys the cache, or a TypeError naming the fix."""
+    if not isinstance(questions, dict) or not questions or not all(
+            isinstance(question, (Choice, Noul, Score)) for question in questions.values()):
+        raise TypeError("questions must be a non-empty dict {question_id: typesafe_sdk Choice, Noul or Score};"
+                        f" got {type(questions).__name__} {questions!r:.80}")
+    try:
+        return json.dumps(state), json.dumps(questions_wire(questions))
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"The state must be JSON-serialisable ({error}): use dicts, lists, strings, numbers,"
+                        " booleans and None (a set as a list, a date as an ISO string).") from None
+
+
+def cache_key(model, state_json, questions_json):
+    """The key cooksafe.JsonCache records this call under: the function's name and arguments joined by |, as a sha256
+    digest when longer than 200 characters."""
+    key = "|".join(["_system_one", model, state_json, questions_json])
+    return hashlib.sha256(key.encode()).hexdigest() if len(key) > MAX_KEY_CHARS else key
+
+
+def playground_link(state, questions, model):
+    """A link that opens this request (state, questions, model) in the TypeSafe playground."""
+    return make_playground_link(state, questions, models=[model])
+
+
+# Explaining a miss: the nearest recorded request, and how this one differs
+
+class PublishedRunBroken(LookupError):
+    """The published run itself no longer replays from the cache, so there is nothing to compare a miss with."""
+
+
+DERIVING = []  # not empty while recorded_calls() replays the published run: a miss then is not explained again
+
+
+def fresh_lesson_module():
+    """A new instance of basic_memory (empty memories, its own CALLS), using this module for its calls."""
+    spec = importlib.util.spec_from_file_location("basic_memory_published_run", HERE / "basic_memory.py")
+    lesson = importlib.util.module_from_spec(spec)
+    before = sys.modules.get("replay")
+    sys.modules["replay"] = sys.modules[__name__]
+    try:
+        spec.loader.exec_module(lesson)
+    finally:
+        if before is None:
+            del sys.modules["replay"]
+        else:
+            sys.modules["replay"] = before
+    return lesson
+
+
+@functools.cache
+def recorded_calls():
+    """The distinct calls (model, state_json, questions_json) of the published run, in order of first use: derived by
+    replaying the run (notebook 08's `replay_published_run`) in a fresh lesson module, once, when first needed."""
+    lesson = fresh_lesson_module()
+    DERIVING.append(True)
+    try:
+        return list(dict.fromkeys(lesson.replay_published_run()))
+    except CacheMiss as miss:
+        raise PublishedRunBroken(str(miss)) from None
+    finally:
+        DERIVING.pop()
+
+
+def memory_ids(state):
+    """The source ticket ids of the memories a routing state carries (a list of {"request", "jev_answered"})."""
+    for value in state.values():
+        if isinstance(value, list) and value and all(isinstance(m, dict) and "request" in m for m in value):
+            return tuple(ticket_id(memory) for memory in value)
+    return ()
+
+
+def without_memories(state):
+    return {key: value for key, value in state.items() if not memory_ids({key: value})}
+
+
+def differences(recorded, sent, path=""):
+    """[(path, recorded value, sent value)] where two JSON values differ; memories are named by their ticket."""
+    if isinstance(recorded, dict) and isinstance(sent, dict):
+        found = []
+        for key in dict.fromkeys([*recorded, *sent]):
+            found += differences(recorded.get(key, "(absent)"), sent.get(key, "(absent)"), f"{path}.{key}")
+        return found
+    if isinstance(recorded, list) and isinstance(sent, list) and len(recorded) == len(sent):
+        named = memory_ids({"": recorded}) == memory_ids({"": sent}) != ()
+        return [found for index, (old, new) in enumerate(zip(recorded, sent, strict=True))
+                for found in differences(old, new, f"{path}[memory {ticket_id(old)}]" if named else f"{path}[{index}]")]
+    return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
+
+
+def shown(value, width=90):
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def memory_sets(ids_list):
+    return "; ".join(", ".join(ids) or "none" for ids in ids_list)
+
+
+def explain_miss(model, state, questions):
+    """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do."""
+    where = os.path.relpath(CACHE_PATH)
+    lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
+    if DERIVING:
+        return lines[0]
+    try:
+        lines += compared_with_recorded(model, state, questions)
+    except PublishedRunBroken as broken:
+        lines.append("There is nothing to compare it with: the published run itself no longer replays from this cache"
+                     f" ({broken}). Has data/tickets.json, a question or the cache changed? `git status` shows it.")
+    lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for"
+                 f" another Jev-compatible server), this request would be sent to Jev ({model}) live and its answer"
+                 f" recorded into {where}.")
+    return "\n".join(lines)
+
+
+def compared_with_recorded(model, state, questions):
+    """Lines that name the nearest recorded request for the same ticket and questions, and how this one differs."""
+    asked = sorted(questions)
+    recorded = [(json.loads(s), json.loads(q)) for m, s, q in recorded_calls() if m == model]
+    if not any(sorted(q) == asked for _, q in recorded):
+        return [f"The published run never asked questions {asked}."]
+    tickets = list(dict.fromkeys(ticket_id(s) for s, q in recorded if sorted(q) == asked))
+    same = [(s, q) for s, q in recorded if sorted(q) == asked and ticket_id(s) == ticket_id(state)]
+    if not same:
+        return [f"The published run asked {asked} about tickets {', '.join(tickets)}, never about"
+                f" {ticket_id(state)}: a new ticket is a new request."]
+    mine, sets = memory_ids(state), list(dict.fromkeys(memory_ids(s) for s, _ in same))
+
+    def distance(candidate):
+        old_state, old_questions = candidate
+        return (memory_ids(old_state) != mine, len(differences(old_questions, questions))
+                + len(differences(without_memories(old_state), without_memories(state))))
+
+    nearest_state, nearest_questions = min(same, key=distance)
+    lines = []
+    if mine not in sets:
+        lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets(sets)} · this request:"
+                     f" {memory_sets([mine])}.")
+        nearest_state, state = without_memories(nearest_state), without_memories(state)
+    found = [("question " + path, old, new) for path, old, new in differences(nearest_questions, questions)]
+    found += differences(nearest_state, state)
+    if found:
+        lines.append("Edited since the recording (recorded → this request):")
+        lines += [f"  {path}: {shown(old)} → {shown(new)}" for path, old, new in found[:6]]
+        lines += [f"  … and {len(found) - 6} more differences"] if len(found) > 6 else []
+    if ticket_id(state) in mine or len(set(mine)) < len(mine):
+        lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."
+                     " Kernel → Restart Kernel and Run All Cells goes back to the recorded run.")
+    elif mine not in sets and not found:
+        lines.append("Only the memories differ: cells probably ran out of order or twice. Kernel → Restart Kernel and"
+                     " Run All Cells goes back to the recorded run.")
+    elif found:
+        lines.append("An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and"
+                     " Run All Cells) to go back to the recorded answers.")
+    return lines
