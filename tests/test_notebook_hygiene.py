@@ -104,3 +104,35 @@ def test_ci_runs_the_readme_test_command_word_for_word():
     command = re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
     assert command.endswith("-m pytest")
     assert command in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def markdown_sources():
+    """(file, Markdown text) for every notebook's Markdown cells, the README and the docs."""
+    for path in NOTEBOOK_PATHS:
+        yield path, "\n".join(cell.source for cell in NOTEBOOKS[path.name].cells if cell.cell_type == "markdown")
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]:
+        yield path, path.read_text()
+
+
+def test_every_relative_link_resolves():
+    broken = []
+    for path, text in markdown_sources():
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if not re.match(r"[a-z]+:|#", target) and not (path.parent / target.split("#")[0]).exists():
+                broken.append(f"{path.relative_to(ROOT)} → {target}")
+    assert broken == []
+
+
+def test_the_readme_names_each_notebook_by_its_h1():
+    readme = (ROOT / "README.md").read_text()
+    for name, notebook in NOTEBOOKS.items():
+        h1 = next(line[2:] for cell in notebook.cells if cell.cell_type == "markdown"
+                  for line in cell.source.splitlines() if line.startswith("# "))
+        assert f"[{h1}](notebooks/{name})" in readme
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_each_notebook_ends_with_a_recap_and_a_link_onwards(name):
+    last = NOTEBOOKS[name].cells[-1]
+    assert last.cell_type == "markdown" and "## Recap" in last.source
+    assert re.search(r"\]\((0\d_[a-z_]+\.ipynb|\.\./README\.md)\)", last.source)
