@@ -132,6 +132,15 @@ def test_the_readme_names_each_notebook_by_its_h1():
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_a_heading_only_starts_a_markdown_cell(name):
+    """One idea per cell: a section's heading opens its own cell, never ends the previous section's."""
+    for cell in NOTEBOOKS[name].cells:
+        if cell.cell_type == "markdown":
+            body = re.sub(r"```.*?```", "", cell.source, flags=re.S).splitlines()[1:]
+            assert not [line for line in body if re.match(r"#{1,3} ", line)], cell.source[:80]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_each_notebook_ends_with_a_recap_and_a_link_onwards(name):
     last = NOTEBOOKS[name].cells[-1]
     assert last.cell_type == "markdown" and "## Recap" in last.source
