@@ -11,6 +11,7 @@ exported from the notebooks into basic_memory.py. One concern, in four parts:
 - `playground_link` and `cache_key`: any request as a TypeSafe playground link, and as the key it is recorded under.
 """
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -139,6 +140,18 @@ def _system_one(model, state_json, questions_json):
         raise
     LIVE_CALLS.append((model, state_json, questions_json))
     return answer
+
+
+@contextlib.contextmanager
+def offline():
+    """Set TYPESAFE_API_KEY aside for the block, so that a call the cache lacks raises CacheMiss even in a live
+    session: nothing is sent, nothing recorded."""
+    key = os.environ.pop("TYPESAFE_API_KEY", None)
+    try:
+        yield
+    finally:
+        if key:
+            os.environ["TYPESAFE_API_KEY"] = key
 
 
 def questions_wire(questions):

@@ -13,7 +13,8 @@ from conftest import ROOT
 from run_notebooks import NOTEBOOK_PATHS
 
 NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in NOTEBOOK_PATHS}
-LOCAL_MODULES = {"basic_memory", "replay", "conftest", "export_module", "run_notebooks", "record_cache"}
+LOCAL_MODULES = {"basic_memory", "replay", "conftest", "export_module", "run_notebooks", "record_cache", "build_docs",
+                 "playground_links"}
 
 
 def code_cells(notebook):
