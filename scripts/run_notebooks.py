@@ -16,12 +16,12 @@ from pathlib import Path
 
 import nbformat
 from cooksafe import JsonCache
-from export_module import MODULE, NOTEBOOKS, ROOT, module_source
+from export_module import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, MODULE, NOTEBOOKS, ROOT, module_source
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 
-NOTEBOOK_PATHS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOK_PATHS = ENGLISH_NOTEBOOKS  # the code's notebooks; the Chinese edition runs the same code cells
 
 # Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
 # defines ask itself) and from the module's.
@@ -96,7 +96,7 @@ def run(notebook_path):
 
 
 def main():
-    paths = [NOTEBOOKS / name for name in sys.argv[1:]] or NOTEBOOK_PATHS
+    paths = [NOTEBOOKS / name for name in sys.argv[1:]] or [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]
     MODULE.write_text(module_source())
     for notebook_path in paths:
         run(notebook_path)

@@ -10,9 +10,11 @@ import sys
 import nbformat
 import pytest
 from conftest import ROOT
+from export_module import CHINESE_NOTEBOOKS
 from run_notebooks import NOTEBOOK_PATHS
 
-NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in NOTEBOOK_PATHS}
+NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
+PATHS = {path.name: path for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
 LOCAL_MODULES = {"basic_memory", "replay", "conftest", "export_module", "run_notebooks", "record_cache", "build_docs",
                  "playground_links"}
 
@@ -55,7 +57,7 @@ def test_one_h1_and_a_setup_section_before_other_code(name):
     markdown = [cell.source for cell in NOTEBOOKS[name].cells if cell.cell_type == "markdown"]
     assert sum(line.startswith("# ") for source in markdown for line in source.splitlines()) == 1
     first_code = next(index for index, cell in enumerate(NOTEBOOKS[name].cells) if cell.cell_type == "code")
-    assert any("## Setup" in cell.source for cell in NOTEBOOKS[name].cells[:first_code])
+    assert any(re.search(r"^## (Setup|准备)", cell.source, re.M) for cell in NOTEBOOKS[name].cells[:first_code])
 
 
 def test_ruff_passes_on_the_module_tests_scripts_and_notebooks():
@@ -109,8 +111,8 @@ def test_ci_runs_the_readme_test_command_word_for_word():
 
 def markdown_sources():
     """(file, Markdown text) for every notebook's Markdown cells, the README and the docs."""
-    for path in NOTEBOOK_PATHS:
-        yield path, "\n".join(cell.source for cell in NOTEBOOKS[path.name].cells if cell.cell_type == "markdown")
+    for name, path in PATHS.items():
+        yield path, "\n".join(cell.source for cell in NOTEBOOKS[name].cells if cell.cell_type == "markdown")
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]:
         yield path, path.read_text()
 
@@ -144,5 +146,5 @@ def test_a_heading_only_starts_a_markdown_cell(name):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_each_notebook_ends_with_a_recap_and_a_link_onwards(name):
     last = NOTEBOOKS[name].cells[-1]
-    assert last.cell_type == "markdown" and "## Recap" in last.source
-    assert re.search(r"\]\((0\d_[a-z_]+\.ipynb|\.\./README\.md)\)", last.source)
+    assert last.cell_type == "markdown" and re.search(r"^## (Recap|小结)", last.source, re.M)
+    assert re.search(r"\]\((0\d_[a-z_]+(\.zh)?\.ipynb|\.\./README\.md)\)", last.source)
