@@ -154,8 +154,12 @@ def llms_txt(notebooks):
              " question, save lasting facts with a Noul gate, and add each customer's memories to every later call."
              " Every answer is replayed from 32 real recorded Jev responses, so it runs with no API key.", "",
              "## Notebooks", ""]
-    lines += [f"- [{title}]({site_path(path).with_suffix('.md').as_posix()}): {goal}"
-              for path in notebooks for title, goal in [summary(path)]]
+    chinese = [path for path in notebooks if path.name.endswith(".zh.ipynb")]
+    for heading, paths in (("Notebooks", [path for path in notebooks if path not in chinese]),
+                           ("Chinese edition (中文版)", chinese)):
+        lines += [] if heading == "Notebooks" else ["", f"## {heading}", ""]
+        lines += [f"- [{title}]({site_path(path).with_suffix('.md').as_posix()}): {goal}"
+                  for path in paths for title, goal in [summary(path)]]
     lines += ["", "## Guides", "", "- [README](index.md): what the cookbook shows, how to run and test it",
               *(f"- [{first_heading(guide.read_text())}]({site_path(guide).with_suffix('.md').as_posix()}):"
                 " a 45-minute lesson plan" for guide in GUIDES)]
