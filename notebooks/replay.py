@@ -226,13 +226,15 @@ def recorded_calls():
 
 def memory_ids(state):
     """The source ticket ids of the memories a routing state carries (a list of {"request", "jev_answered"})."""
-    for value in state.values():
+    for value in state.values() if isinstance(state, dict) else ():
         if isinstance(value, list) and value and all(isinstance(m, dict) and "request" in m for m in value):
             return tuple(ticket_id(memory) for memory in value)
     return ()
 
 
 def without_memories(state):
+    if not isinstance(state, dict):
+        return state
     return {key: value for key, value in state.items() if not memory_ids({key: value})}
 
 
@@ -286,7 +288,7 @@ def compared_with_recorded(model, state, questions):
     same = [(s, q) for s, q in recorded if sorted(q) == asked and ticket_id(s) == ticket_id(state)]
     if not same:
         return [f"The published run asked {asked} about tickets {', '.join(tickets)}, never about"
-                f" {ticket_id(state)}: a new ticket is a new request."]
+                f" {ticket_id(state) or 'a state with no ticket id'}: a new ticket is a new request."]
     mine, sets = memory_ids(state), list(dict.fromkeys(memory_ids(s) for s, _ in same))
 
     def distance(candidate):

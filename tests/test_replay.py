@@ -80,6 +80,12 @@ def test_a_new_ticket_and_an_edited_question_are_named(memory):
     assert 'question team.instructions: "Which support team should handle `ticket`?" → "Which team?"' in message
 
 
+@pytest.mark.parametrize("state", ["Dashboards are slow.", ["C-1042"], {"no": "ticket"}])
+def test_a_state_of_another_shape_is_explained_too(memory, state):
+    message = miss(memory.ask, state, memory.ROUTE)
+    assert "never about a state with no ticket id: a new ticket is a new request" in message
+
+
 def test_the_offline_message_says_what_going_live_would_do(memory):
     unseen = memory.later_state("C-2210", "More seats")
     unseen["ticket"]["id"] = "T-998"
