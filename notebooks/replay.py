@@ -281,6 +281,9 @@ def explain_miss(model, state, questions):
 def compared_with_recorded(model, state, questions):
     """Lines that name the nearest recorded request for the same ticket and questions, and how this one differs."""
     asked = sorted(questions)
+    models = sorted({m for m, _, _ in recorded_calls()})
+    if model not in models:
+        return [f"The published run asked {', '.join(models)}, not {model}."]
     recorded = [(json.loads(s), json.loads(q)) for m, s, q in recorded_calls() if m == model]
     if not any(sorted(q) == asked for _, q in recorded):
         return [f"The published run never asked questions {asked}."]

@@ -80,6 +80,12 @@ def test_a_new_ticket_and_an_edited_question_are_named(memory):
     assert 'question team.instructions: "Which support team should handle `ticket`?" → "Which team?"' in message
 
 
+def test_another_model_is_named(memory, monkeypatch):
+    monkeypatch.setattr(memory, "TYPESAFE_MODEL", "jev-2.0.0")
+    message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert "The published run asked jev-1.13.0, not jev-2.0.0." in message
+
+
 @pytest.mark.parametrize("state", ["Dashboards are slow.", ["C-1042"], {"no": "ticket"}])
 def test_a_state_of_another_shape_is_explained_too(memory, state):
     message = miss(memory.ask, state, memory.ROUTE)
