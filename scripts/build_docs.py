@@ -92,6 +92,32 @@ def local_file_links(text, source):
             yield path
 
 
+ANSWER = ("<details><summary>Show the answer</summary>\n", "</details>\n")
+ANSWER_STYLE = ("details > summary { margin: .5rem 0 .5rem 100px; font: 600 14px system-ui, sans-serif; color: #0969da;"
+                " cursor: pointer; }")
+
+
+def hidden(cell):
+    """Is this a cell JupyterLab shows collapsed (a Try it answer)?"""
+    return cell.get("metadata", {}).get("jupyter", {}).get("source_hidden", False)
+
+
+def with_answers_folded(cells):
+    """Markdown: each hidden cell between raw <details> cells, so that a reader can predict before looking."""
+    def raw(text):
+        return nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/markdown"})
+    return [folded for cell in cells for folded in ([raw(ANSWER[0]), cell, raw(ANSWER[1])] if hidden(cell) else [cell])]
+
+
+def html_with_answers_folded(body, cells):
+    """HTML: each hidden cell's element inside <details> (nbconvert's templates sanitise raw HTML cells)."""
+    parts = re.split(r'(?=<div class="jp-Cell )', body)
+    hidden_ids = {f'id="cell-id={cell.id}"' for cell in cells if hidden(cell)}
+    folded = "".join(ANSWER[0] + part + ANSWER[1] if any(i in part.split(">", 1)[0] for i in hidden_ids) else part
+                     for part in parts)
+    return folded.replace("</head>", f"<style>{ANSWER_STYLE}</style>\n</head>", 1)
+
+
 def notebook_pages(notebook_path, out):
     """Write the notebook's HTML page and Markdown page (with its images beside it); return the files it links to."""
     page = site_path(notebook_path)
@@ -99,6 +125,7 @@ def notebook_pages(notebook_path, out):
     linked = [path for cell in notebook.cells if cell.cell_type == "markdown"
               for path in local_file_links(cell.source, notebook_path)]
     markdown_notebook = nbformat.from_dict(notebook)
+    markdown_notebook.cells = with_answers_folded(markdown_notebook.cells)
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             cell.source = relinked(with_diagrams_drawn(cell.source), notebook_path, page)
@@ -106,7 +133,7 @@ def notebook_pages(notebook_path, out):
         if cell.cell_type == "markdown":
             cell.source = relinked(cell.source, notebook_path, page, markdown_pages=True)
     body, _ = HTMLExporter(template_name="lab", embed_images=True).from_notebook_node(notebook)
-    body = REMOTE_SCRIPT.sub("", body)
+    body = html_with_answers_folded(REMOTE_SCRIPT.sub("", body), notebook.cells)
     (out / page).parent.mkdir(parents=True, exist_ok=True)
     (out / page).write_text(body)
     files_folder = f"{page.stem}_files"

@@ -2,6 +2,7 @@
 nothing fetched from another host, llms.txt listing every Markdown page."""
 
 import re
+import nbformat
 import pytest
 from build_docs import build, notebook_paths, site_path
 from conftest import ROOT
@@ -79,3 +80,11 @@ def test_the_index_is_the_readme_with_its_notebook_list_linking_to_the_pages(sit
     index = (site / "index.html").read_text()
     english = [path for path in notebook_paths() if not path.name.endswith(".zh.ipynb")]
     assert len(english) == 8 and all(f'href="{site_path(path).as_posix()}"' in index for path in english)
+
+
+def test_try_it_answers_are_folded_on_the_pages(site):
+    for path in notebook_paths():
+        answers = sum(bool(cell.metadata.get("jupyter", {}).get("source_hidden"))
+                      for cell in nbformat.read(path, as_version=4).cells)
+        for page in (site / site_path(path), site / site_path(path).with_suffix(".md")):
+            assert page.read_text().count("<details><summary>Show the answer</summary>") == answers, page.name
