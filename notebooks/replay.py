@@ -195,7 +195,8 @@ DERIVING = []  # not empty while recorded_calls() replays the published run: a m
 
 
 def fresh_lesson_module():
-    """A new instance of basic_memory (empty memories, its own CALLS), using this module for its calls."""
+    """A new instance of basic_memory (empty memories, its own CALLS) that makes its calls through this instance of
+    replay (the tests load fresh instances, each over its own cache)."""
     spec = importlib.util.spec_from_file_location("basic_memory_published_run", HERE / "basic_memory.py")
     lesson = importlib.util.module_from_spec(spec)
     before = sys.modules.get("replay")
@@ -224,7 +225,7 @@ def recorded_calls():
         DERIVING.pop()
 
 
-def memory_ids(state):
+def carried_memory_ids(state):
     """The source ticket ids of the memories a routing state carries (a list of {"request", "jev_answered"})."""
     for value in state.values() if isinstance(state, dict) else ():
         if isinstance(value, list) and value and all(isinstance(m, dict) and "request" in m for m in value):
@@ -235,7 +236,7 @@ def memory_ids(state):
 def without_memories(state):
     if not isinstance(state, dict):
         return state
-    return {key: value for key, value in state.items() if not memory_ids({key: value})}
+    return {key: value for key, value in state.items() if not carried_memory_ids({key: value})}
 
 
 def differences(recorded, sent, path=""):
@@ -246,7 +247,7 @@ def differences(recorded, sent, path=""):
             found += differences(recorded.get(key, "(absent)"), sent.get(key, "(absent)"), f"{path}.{key}")
         return found
     if isinstance(recorded, list) and isinstance(sent, list) and len(recorded) == len(sent):
-        named = memory_ids({"": recorded}) == memory_ids({"": sent}) != ()
+        named = carried_memory_ids({"": recorded}) == carried_memory_ids({"": sent}) != ()
         return [found for index, (old, new) in enumerate(zip(recorded, sent, strict=True))
                 for found in differences(old, new, f"{path}[memory {ticket_id(old)}]" if named else f"{path}[{index}]")]
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
@@ -292,11 +293,11 @@ def compared_with_recorded(model, state, questions):
     if not same:
         return [f"The published run asked {asked} about tickets {', '.join(tickets)}, never about"
                 f" {ticket_id(state) or 'a state with no ticket id'}: a new ticket is a new request."]
-    mine, sets = memory_ids(state), list(dict.fromkeys(memory_ids(s) for s, _ in same))
+    mine, sets = carried_memory_ids(state), list(dict.fromkeys(carried_memory_ids(s) for s, _ in same))
 
     def distance(candidate):
         old_state, old_questions = candidate
-        return (memory_ids(old_state) != mine, len(differences(old_questions, questions))
+        return (carried_memory_ids(old_state) != mine, len(differences(old_questions, questions))
                 + len(differences(without_memories(old_state), without_memories(state))))
 
     nearest_state, nearest_questions = min(same, key=distance)

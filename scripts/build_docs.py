@@ -34,6 +34,9 @@ PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; fon
   color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
 pre, code { background: #f6f8fa; font-size: 90%; } pre { padding: .8rem; overflow-x: auto; }
 a { color: #0969da; } .mermaid-diagram svg { max-width: 100%; height: auto; }"""
+# mermaidx measures labels with DejaVu Sans, which has no CJK glyphs, so a Chinese label can come out wider than its
+# box: let it show past the box rather than be cut off (the Chinese diagram also asks mermaid for wider padding).
+DIAGRAM_STYLE = ".mermaid-diagram foreignObject { overflow: visible; }"
 
 
 def notebook_paths():
@@ -80,8 +83,8 @@ def mermaid_svg(source):
 
 def with_diagrams_drawn(markdown):
     """Markdown with each ```mermaid block replaced by its SVG (raw HTML, which Markdown passes through)."""
-    return MERMAID.sub(lambda match: f'<div class="mermaid-diagram">{mermaid_svg(match.group(1))}</div>\n',
-                       markdown)
+    return MERMAID.sub(lambda match: f'<div class="mermaid-diagram"><style>{DIAGRAM_STYLE}</style>'
+                                     f'{mermaid_svg(match.group(1))}</div>\n', markdown)
 
 
 def local_file_links(text, source):

@@ -13,7 +13,7 @@ import sys
 from export_module import NOTEBOOKS
 
 sys.path.insert(0, str(NOTEBOOKS))
-from replay import _system_one, memory_ids, playground_link, recorded_calls, ticket_id  # noqa: E402
+from replay import _system_one, carried_memory_ids, playground_link, recorded_calls, ticket_id  # noqa: E402
 
 
 def answer_text(answers):
@@ -26,7 +26,7 @@ def rows():
     for number, (model, state_json, questions_json) in enumerate(recorded_calls(), 1):
         state, questions = json.loads(state_json), json.loads(questions_json)
         answer = _system_one(model, state_json, questions_json)["answers"]
-        yield (number, ticket_id(state), ", ".join(questions), ", ".join(memory_ids(state)) or "-",
+        yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",
                answer_text(answer), f"[open]({playground_link(state, questions, model)})")
 
 

@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 from cooksafe import JsonCache
@@ -50,7 +51,8 @@ def executed_with_calls(notebook_path):
 
 def executed_as_readers_do(notebook_path):
     """Run a notebook the way readers do, in one kernel: each code cell twice in a row, then Run All again.
-    Returns (the second run of each cell, the notebook as Run All again left it, the calls its ask() answered)."""
+    Returns .twice (the second run of each cell), .again (the notebook as Run All again left it) and .calls (what
+    its ask() answered)."""
     cells = nbformat.read(notebook_path, as_version=4).cells
     twice, second_runs = [], []
     for cell in cells:
@@ -61,7 +63,8 @@ def executed_as_readers_do(notebook_path):
     notebook = nbformat.v4.new_notebook(cells=[*twice, *again, nbformat.v4.new_code_cell(REPORT_CALLS)])
     execute(notebook)
     calls = [tuple(call) for call in json.loads(notebook.cells[-1].outputs[0]["text"])]
-    return nbformat.v4.new_notebook(cells=second_runs), nbformat.v4.new_notebook(cells=again), calls
+    return SimpleNamespace(twice=nbformat.v4.new_notebook(cells=second_runs),
+                           again=nbformat.v4.new_notebook(cells=again), calls=calls)
 
 
 def fresh_copy(cell):

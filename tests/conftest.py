@@ -19,32 +19,20 @@ CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 FRESH_COUNT = itertools.count()
 
 
-def fresh_module(name="basic_memory_fresh"):
+def fresh_module():
     """A new instance of basic_memory over a new instance of replay, both reading the environment as it is now
-    (COOKBOOK_CACHE, the key). The fresh replay stays importable by its own name (it finds itself in sys.modules)."""
-    replay_name = f"replay_for_{name}_{next(FRESH_COUNT)}"
-    replay = load(replay_name, MODULE_FILE.with_name("replay.py"))
-    before = sys.modules.get("replay")
-    sys.modules["replay"] = replay
-    try:
-        return load(name, MODULE_FILE, keep=False)
-    finally:
-        if before is None:
-            sys.modules.pop("replay")
-        else:
-            sys.modules["replay"] = before
+    (COOKBOOK_CACHE, the key)."""
+    replay = load(f"replay_fresh_{next(FRESH_COUNT)}", MODULE_FILE.with_name("replay.py"))
+    return replay.fresh_lesson_module()
 
 
-def load(name, path, keep=True):
-    """Execute the module file at `path` as a new module called `name`."""
+def load(name, path):
+    """Execute the module file at `path` as a new module called `name`, kept in sys.modules (replay finds itself
+    there)."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        if not keep:
-            del sys.modules[name]
+    spec.loader.exec_module(module)
     return module
 
 
@@ -111,9 +99,7 @@ def second_run():
         patch.setenv("TYPESAFE_ENDPOINT", server.url)
         patch.delenv("COOKBOOK_CACHE", raising=False)
         try:
-            runs = {path.name: SimpleNamespace(**dict(zip(("twice", "again", "calls"), executed_as_readers_do(path),
-                                                          strict=True)))
-                    for path in NOTEBOOK_PATHS}
+            runs = {path.name: executed_as_readers_do(path) for path in NOTEBOOK_PATHS}
         finally:
             after = CACHE_FILE.read_bytes()
             CACHE_FILE.write_bytes(before)

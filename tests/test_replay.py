@@ -136,5 +136,5 @@ def test_the_links_script_gives_a_link_for_every_recorded_call():
         state, questions = json.loads(share["documentText"]), json.loads(share["promptsText"])
         assert replay.cache_key(share["selectedModels"][0], json.dumps(state), json.dumps(questions)) in recorded
         assert (replay.ticket_id(state), list(questions)) == (ticket, [question])
-        assert ", ".join(replay.memory_ids(state)) or "-" == memories
+        assert (", ".join(replay.carried_memory_ids(state)) or "-") == memories
     assert rows[0].split("|")[5].strip() == "cloud_ops 0.80"
