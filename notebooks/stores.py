@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_by_customer ON memories (customer_id, id);
 CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, logged_at TEXT NOT NULL, entry TEXT NOT NULL);
 """
+INSERT_MEMORY = ("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model, saved_at)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?)")
 
 
 class SqliteStore:
@@ -52,8 +54,7 @@ class SqliteStore:
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer, memory, p_remember, model):
-        self.execute("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model, saved_at)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?)", customer, ticket_id(memory), json.dumps(memory["request"]),
+        self.execute(INSERT_MEMORY, customer, ticket_id(memory), json.dumps(memory["request"]),
                      json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat())
 
     def forget_ticket(self, ticket):
