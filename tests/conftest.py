@@ -25,8 +25,12 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """How many kernels the tests started themselves (nbval starts one more per notebook, subprocesses their own)."""
-    terminalreporter.write_line(f"kernels started by tests in this process: {len(execution.KERNELS_STARTED)}")
+    """The kernels this run started: nbval's, one per notebook, and the tests' own in this process (a recording
+    subprocess starts its own too)."""
+    nbval = {report.nodeid.split("::")[0] for reports in terminalreporter.stats.values() for report in reports
+             if ".ipynb::" in getattr(report, "nodeid", "")}
+    terminalreporter.write_line(f"kernels started: {len(nbval)} by nbval, {len(execution.KERNELS_STARTED)} by tests in"
+                                " this process")
 
 
 def configure(monkeypatch, cache_path=None, key=None, endpoint=None):
