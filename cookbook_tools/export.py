@@ -56,21 +56,21 @@ def bound_name(imported):
 
 
 def free_names(source):
-    """Names the code reads but does not bind itself, at module level or inside its functions and classes."""
-    def walk(table):
+    """Names the code reads at module level, or as globals inside its functions and classes, but does not bind."""
+    def read(table):
         for symbol in table.get_symbols():
-            if symbol.is_referenced() and (symbol.is_global() or table.get_type() == "module") \
-                    and not (table.get_type() == "module" and (symbol.is_assigned() or symbol.is_imported())):
+            if symbol.is_referenced() and (table.get_type() == "module" or symbol.is_global()):
                 yield symbol.get_name()
         for child in table.get_children():
-            yield from walk(child)
+            yield from read(child)
 
     top = symtable.symtable(source, "<module>", "exec")
-    defined = {symbol.get_name() for symbol in top.get_symbols() if symbol.is_assigned() or symbol.is_imported()}
-    return set(walk(top)) - defined - set(dir(builtins)) - MODULE_GLOBALS
+    bound = {symbol.get_name() for symbol in top.get_symbols() if symbol.is_assigned() or symbol.is_imported()}
+    return set(read(top)) - bound - set(dir(builtins)) - MODULE_GLOBALS
 
 
 def defined_names(source):
+    """Names the code binds at module level (assignments, functions, classes), not the ones it imports."""
     top = symtable.symtable(source, "<module>", "exec")
     return {symbol.get_name() for symbol in top.get_symbols() if symbol.is_assigned()}
 
