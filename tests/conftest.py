@@ -28,7 +28,7 @@ def pytest_terminal_summary(terminalreporter):
     """The kernels this run started: nbval's, one per notebook, and the tests' own in this process (a recording
     subprocess starts its own too)."""
     nbval = {report.nodeid.split("::")[0] for reports in terminalreporter.stats.values() for report in reports
-             if ".ipynb::" in getattr(report, "nodeid", "")}
+             if getattr(report, "when", None) == "call" and ".ipynb::" in report.nodeid}
     terminalreporter.write_line(f"kernels started: {len(nbval)} by nbval, {len(execution.KERNELS_STARTED)} by tests in"
                                 " this process")
 

@@ -27,6 +27,7 @@ def test_recorded_requests_are_the_published_runs_requests(memory):
     assert len(recorded_requests()) == 32
 
 
+@pytest.mark.slow
 def test_check_mode_fails_on_a_hand_edit(tmp_path):
     for folder in ("scripts", "notebooks", "cookbook_tools"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
