@@ -5,19 +5,18 @@ exported from the notebooks into basic_memory.py. One concern, in four parts:
 
 - the cache file: checked before use (CacheError), and shared safely: a write takes a lock, merges with what other
   processes recorded meanwhile, and replaces the file in one atomic rename;
-- `_system_one`: the function the published cache was recorded with (its name is part of every cache key); offline,
-  a call the cache lacks raises CacheMiss;
-- `explain_miss`: what a CacheMiss says: the nearest recorded request, and how this one differs from it;
+- `call_jev`: one request, replayed, or asked live with a key, through `_system_one`, the function the published cache
+  was recorded with (its name is part of every cache key); offline, a call the cache lacks raises CacheMiss;
+- `explain_miss`: what a CacheMiss says: the nearest request of the published run (read from
+  recorded_requests.json, written by scripts/record_cache.py), and how this one differs from it;
 - `playground_link` and `cache_key`: any request as a TypeSafe playground link, and as the key it is recorded under.
 """
 
 import contextlib
 import functools
 import hashlib
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 from cooksafe import JsonCache, make_playground_link
@@ -27,7 +26,7 @@ from pydantic import ValidationError
 from typesafe_sdk import Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError
 
 HERE = Path(__file__).resolve().parent
-CACHE_PATH = Path(os.environ.get("COOKBOOK_CACHE") or HERE.parent / "json_cache.json")
+RECORDED_REQUESTS = HERE.parent / "recorded_requests.json"
 LIVE_CALLS = []  # the calls this session sent to Jev live, not replayed
 
 
@@ -70,6 +69,17 @@ def lock_for(path):
     return FileLock(path.with_name(f".{path.name}.lock"), timeout=60)
 
 
+def write_atomically(path, text):
+    """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader sees the old file or the
+    new one, never half; the temporary file is gone either way."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 class MergingWrite:
     """What a SharedJsonCache writes through (cooksafe.JsonCache calls `self.path.write_text`): under the lock, read
     the file as it is now, add this process's answers, write a temporary file beside it, rename it over the old one."""
@@ -82,12 +92,7 @@ class MergingWrite:
             merged = json.loads(self.file.read_text()) if self.file.exists() else {}
             merged |= json.loads(text)
             self.cache._data.update(merged)  # answers other processes recorded are now hits here too
-            temporary = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
-            try:
-                temporary.write_text(cache_text(merged, self.cache.indent))
-                os.replace(temporary, self.file)
-            finally:
-                temporary.unlink(missing_ok=True)
+            write_atomically(self.file, cache_text(merged, self.cache.indent))
 
 
 class SharedJsonCache(JsonCache):
@@ -99,13 +104,20 @@ class SharedJsonCache(JsonCache):
         self.path = MergingWrite(self, path)
 
 
+def cache_path():
+    """The cache file calls are replayed from: COOKBOOK_CACHE, or the committed json_cache.json."""
+    return Path(os.environ.get("COOKBOOK_CACHE") or HERE.parent / "json_cache.json")
+
+
+OPEN_CACHES = {}  # path → SharedJsonCache, each opened (and checked) on its first call
+
+
 def open_cache(path):
-    """A SharedJsonCache over `path`, once the file is checked."""
-    check_cache_file(path)
-    return SharedJsonCache(path)
-
-
-CACHE = open_cache(CACHE_PATH)
+    """The SharedJsonCache over `path`, checked and opened on first use."""
+    if path not in OPEN_CACHES:
+        check_cache_file(path)
+        OPEN_CACHES[path] = SharedJsonCache(path)
+    return OPEN_CACHES[path]
 
 
 # The one function that reaches Jev
@@ -127,11 +139,17 @@ def describe_call(state, questions):
     return f"questions {sorted(questions)}{about}"
 
 
-@CACHE
+def call_jev(model, state_json, questions_json):
+    """Jev's answer (a SystemOneResponse as JSON) to one request: replayed from the cache file, or asked live and
+    recorded when TYPESAFE_API_KEY is set. Offline, a request the cache lacks raises CacheMiss."""
+    return open_cache(cache_path())(_system_one)(model, state_json, questions_json)
+
+
 def _system_one(model, state_json, questions_json):
+    """Ask Jev live (the cache only calls this for a request it lacks). Its name is part of every cache key."""
     state, questions = json.loads(state_json), json.loads(questions_json)
     if not os.environ.get("TYPESAFE_API_KEY"):
-        raise CacheMiss(explain_miss(model, state, questions))
+        raise CacheMiss(explain_miss(model, state_json, questions_json))
     try:
         with TypeSafeClient(base_url=os.environ.get("TYPESAFE_ENDPOINT"), timeout=60) as client:
             answer = client.system_one(state, questions, model=model).model_dump(mode="json")
@@ -187,42 +205,12 @@ def playground_link(state, questions, model):
 
 # Explaining a miss: the nearest recorded request, and how this one differs
 
-class PublishedRunBroken(LookupError):
-    """The published run itself no longer replays from the cache, so there is nothing to compare a miss with."""
-
-
-DERIVING = []  # not empty while recorded_calls() replays the published run: a miss then is not explained again
-
-
-def fresh_lesson_module():
-    """A new instance of basic_memory (empty memories, its own CALLS) that makes its calls through this instance of
-    replay (the tests load fresh instances, each over its own cache)."""
-    spec = importlib.util.spec_from_file_location("basic_memory_published_run", HERE / "basic_memory.py")
-    lesson = importlib.util.module_from_spec(spec)
-    before = sys.modules.get("replay")
-    sys.modules["replay"] = sys.modules[__name__]
-    try:
-        spec.loader.exec_module(lesson)
-    finally:
-        if before is None:
-            del sys.modules["replay"]
-        else:
-            sys.modules["replay"] = before
-    return lesson
-
-
 @functools.cache
-def recorded_calls():
-    """The distinct calls (model, state_json, questions_json) of the published run, in order of first use: derived by
-    replaying the run (notebook 08's `replay_published_run`) in a fresh lesson module, once, when first needed."""
-    lesson = fresh_lesson_module()
-    DERIVING.append(True)
-    try:
-        return list(dict.fromkeys(lesson.replay_published_run()))
-    except CacheMiss as miss:
-        raise PublishedRunBroken(str(miss)) from None
-    finally:
-        DERIVING.pop()
+def recorded_requests(path=RECORDED_REQUESTS):
+    """The published run's requests [(key, model, state, questions)], in order of first use, as
+    scripts/record_cache.py wrote them into recorded_requests.json (a test replays the run and compares)."""
+    return [(request["key"], request["model"], request["state"], request["questions"])
+            for request in json.loads(Path(path).read_text())]
 
 
 def carried_memory_ids(state):
@@ -246,10 +234,15 @@ def differences(recorded, sent, path=""):
         for key in dict.fromkeys([*recorded, *sent]):
             found += differences(recorded.get(key, "(absent)"), sent.get(key, "(absent)"), f"{path}.{key}")
         return found
-    if isinstance(recorded, list) and isinstance(sent, list) and len(recorded) == len(sent):
-        named = carried_memory_ids({"": recorded}) == carried_memory_ids({"": sent}) != ()
-        return [found for index, (old, new) in enumerate(zip(recorded, sent, strict=True))
-                for found in differences(old, new, f"{path}[memory {ticket_id(old)}]" if named else f"{path}[{index}]")]
+    if isinstance(recorded, list) and isinstance(sent, list):
+        same_memories = carried_memory_ids({"": recorded}) == carried_memory_ids({"": sent}) != ()
+        named = len(recorded) == len(sent) and same_memories
+        found = []
+        for index in range(max(len(recorded), len(sent))):
+            old = recorded[index] if index < len(recorded) else "(absent)"
+            new = sent[index] if index < len(sent) else "(absent)"
+            found += differences(old, new, f"{path}[memory {ticket_id(old)}]" if named else f"{path}[{index}]")
+        return found
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
 
 
@@ -262,17 +255,16 @@ def memory_sets(ids_list):
     return "; ".join(", ".join(ids) or "none" for ids in ids_list)
 
 
-def explain_miss(model, state, questions):
+def explain_miss(model, state_json, questions_json):
     """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do."""
-    where = os.path.relpath(CACHE_PATH)
+    where = os.path.relpath(cache_path())
+    state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
-    if DERIVING:
-        return lines[0]
-    try:
+    if cache_key(model, state_json, questions_json) in {key for key, *_ in recorded_requests()}:
+        lines.append(f"The published run made exactly this request, but {where} does not hold its answer: restore the"
+                     " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it.")
+    else:
         lines += compared_with_recorded(model, state, questions)
-    except PublishedRunBroken as broken:
-        lines.append("There is nothing to compare it with: the published run itself no longer replays from this cache"
-                     f" ({broken}). Has data/tickets.json, a question or the cache changed? `git status` shows it.")
     lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for"
                  f" another Jev-compatible server), this request would be sent to Jev ({model}) live and its answer"
                  f" recorded into {where}.")
@@ -282,10 +274,10 @@ def explain_miss(model, state, questions):
 def compared_with_recorded(model, state, questions):
     """Lines that name the nearest recorded request for the same ticket and questions, and how this one differs."""
     asked = sorted(questions)
-    models = sorted({m for m, _, _ in recorded_calls()})
+    models = sorted({m for _, m, _, _ in recorded_requests()})
     if model not in models:
         return [f"The published run asked {', '.join(models)}, not {model}."]
-    recorded = [(json.loads(s), json.loads(q)) for m, s, q in recorded_calls() if m == model]
+    recorded = [(s, q) for _, m, s, q in recorded_requests() if m == model]
     if not any(sorted(q) == asked for _, q in recorded):
         return [f"The published run never asked questions {asked}."]
     tickets = list(dict.fromkeys(ticket_id(s) for s, q in recorded if sorted(q) == asked))

@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
 import basic_memory  # noqa: E402 - found through the path set just above
+import stores  # noqa: E402
 
 MEMORIES_PER_CUSTOMER = 10
 
@@ -36,7 +37,7 @@ def memory_for(customer):
 
 def fill_sqlite(path, size):
     """A SqliteStore with `size` memories, written in one transaction (a save() each would take hours at 1M)."""
-    store = basic_memory.SqliteStore(path)
+    store = stores.SqliteStore(path)
     template = memory_for("C-0")
 
     def rows():
@@ -47,8 +48,7 @@ def fill_sqlite(path, size):
                    "2026-11-29T00:00:00+00:00")
 
     with closing(sqlite3.connect(path)) as db, db:
-        db.executemany("INSERT INTO memories (customer_id, ticket_id, request, jev_answered, p_remember, model,"
-                       " saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows())
+        db.executemany(stores.INSERT_MEMORY, rows())
     return store
 
 

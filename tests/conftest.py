@@ -1,49 +1,46 @@
-"""Shared test helpers: where things are, a fresh copy of the module, and the offline fixture."""
+"""Shared test helpers and fixtures: the lesson offline with nothing remembered, jevcompat's fake Jev, a copy of the
+repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
-import importlib.util
-import itertools
+import json
+import re
 import shutil
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from cookbook_tools import execution
+from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
-from run_notebooks import NOTEBOOK_PATHS, executed_as_readers_do
+from lzstring import LZString
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE_FILE = ROOT / "json_cache.json"
-MODULE_FILE = ROOT / "notebooks" / "basic_memory.py"
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
-FRESH_COUNT = itertools.count()
+PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
 
 
-def fresh_module():
-    """A new instance of basic_memory over a new instance of replay, both reading the environment as it is now
-    (COOKBOOK_CACHE, the key)."""
-    replay = load(f"replay_fresh_{next(FRESH_COUNT)}", MODULE_FILE.with_name("replay.py"))
-    return replay.fresh_lesson_module()
+def pytest_collection_modifyitems(items):
+    """nbval's notebook cells are slow: each notebook starts a kernel."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
 
 
-def load(name, path):
-    """Execute the module file at `path` as a new module called `name`, kept in sys.modules (replay finds itself
-    there)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def pytest_terminal_summary(terminalreporter):
+    """The kernels this run started: nbval's, one per notebook, and the tests' own in this process (a recording
+    subprocess starts its own too)."""
+    nbval = {report.nodeid.split("::")[0] for reports in terminalreporter.stats.values() for report in reports
+             if getattr(report, "when", None) == "call" and ".ipynb::" in report.nodeid}
+    terminalreporter.write_line(f"kernels started: {len(nbval)} by nbval, {len(execution.KERNELS_STARTED)} by tests in"
+                                " this process")
 
 
-def configured_module(monkeypatch, cache_path, key=None, endpoint=None):
-    """A fresh basic_memory with COOKBOOK_CACHE, TYPESAFE_API_KEY and TYPESAFE_ENDPOINT set (or unset) as given."""
+def configure(monkeypatch, cache_path=None, key=None, endpoint=None):
+    """Set COOKBOOK_CACHE, TYPESAFE_API_KEY and TYPESAFE_ENDPOINT as given (unset when None): replay reads them at
+    each call."""
     for name, value in {"COOKBOOK_CACHE": cache_path, "TYPESAFE_API_KEY": key, "TYPESAFE_ENDPOINT": endpoint}.items():
         if value:
             monkeypatch.setenv(name, str(value))
         else:
             monkeypatch.delenv(name, raising=False)
-    return fresh_module()
 
 
 def requests_served(server):
@@ -57,6 +54,36 @@ def run_earlier_tickets(module):
         module.ask_with_memory(module.ticket_state(ticket), module.ROUTE)
 
 
+def unseen_state(module, ticket_id="T-999"):
+    """C-1042's "Slow dashboards" under a ticket id the published run never asked about."""
+    state = module.later_state("C-1042", "Slow dashboards")
+    state["ticket"]["id"] = ticket_id
+    return state
+
+
+def link_share(link):
+    """What a playground link carries: its LZString-compressed JSON, decoded."""
+    return json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1].rstrip(")")))
+
+
+def decoded_link(link):
+    """(model, state, questions) that a playground link carries."""
+    share = link_share(link)
+    return share["selectedModels"][0], json.loads(share["documentText"]), json.loads(share["promptsText"])
+
+
+def output_texts(notebook):
+    """The text of every output of a notebook's code cells (stream text, and each non-image display format)."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            yield output.get("text", "")
+            yield from (value for key, value in output.get("data", {}).items() if not key.startswith("image/"))
+
+
+def recorded_requests():
+    return json.loads(RECORDED_REQUESTS_FILE.read_text())
+
+
 @pytest.fixture
 def cache_copy(tmp_path):
     """A copy of the committed cache in a temporary folder."""
@@ -67,17 +94,22 @@ def cache_copy(tmp_path):
 
 @pytest.fixture
 def memory(monkeypatch):
-    """basic_memory with empty memories and call log, offline; restored afterwards."""
+    """basic_memory offline over the committed cache, with no memories, calls or ledger entries; restored afterwards.
+    The logs are emptied in place: the other generated modules hold the same lists."""
     import basic_memory
+    import ledger
     import replay
 
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
     monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
     monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore())
-    for log in ("CALLS", "LEDGER"):
-        monkeypatch.setattr(basic_memory, log, [])
-    return basic_memory
+    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER)]
+    for log, _ in saved:
+        log.clear()
+    yield basic_memory
+    for log, entries in saved:
+        log[:] = entries
 
 
 @pytest.fixture
@@ -87,21 +119,28 @@ def jev_server():
         yield server
 
 
+def copy_of_the_repository(folder):
+    """What the notebooks need, copied into `folder`: notebooks (with the modules), data, the cache, the requests."""
+    shutil.copytree(NOTEBOOKS, folder / "notebooks", ignore=shutil.ignore_patterns(
+        "__pycache__", ".ipynb_checkpoints", "*.sqlite"))
+    shutil.copytree(ROOT / "data", folder / "data")
+    for path in (CACHE_FILE, RECORDED_REQUESTS_FILE):
+        shutil.copyfile(path, folder / path.name)
+    return folder
+
+
 @pytest.fixture(scope="session")
-def second_run():
-    """Every notebook run again beside nbval's run, the way readers do (each code cell twice in a row, then Run All
-    again, in one kernel), with the canary key set and jevcompat's fake Jev on 127.0.0.1 as the endpoint: any call the
-    cache lacked would reach the fake server (counted) instead of failing, so the audit sees it, and the key leak scan
-    reads outputs made with a key. The committed cache is put back if the run changed it."""
-    before = CACHE_FILE.read_bytes()
+def readers_run(tmp_path_factory):
+    """Every English notebook run once more beside nbval's run, the way readers do (each code cell twice in a row,
+    then Run All again, in one kernel), in a copy of the repository (so nothing in the committed tree is written),
+    with the canary key set and jevcompat's fake Jev as the endpoint: any call the cache lacked would reach the fake
+    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key.
+    The audit, the key scan, the re-run comparisons and the recording test all read this one run."""
+    copy = copy_of_the_repository(tmp_path_factory.mktemp("checkout"))
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
-        patch.setenv("TYPESAFE_ENDPOINT", server.url)
-        patch.delenv("COOKBOOK_CACHE", raising=False)
-        try:
-            runs = {path.name: executed_as_readers_do(path) for path in NOTEBOOK_PATHS}
-        finally:
-            after = CACHE_FILE.read_bytes()
-            CACHE_FILE.write_bytes(before)
+        configure(patch, key=CANARY_KEY, endpoint=server.url)
+        runs = {path.name: execution.executed_as_readers_do(path, folder=copy / "notebooks")
+                for path in ENGLISH_NOTEBOOKS}
         requests = requests_served(server)
-    return SimpleNamespace(runs=runs, cache_before=before, cache_after=after, requests=requests)
+    return SimpleNamespace(runs=runs, cache_before=CACHE_FILE.read_bytes(),
+                           cache_after=(copy / CACHE_FILE.name).read_bytes(), requests=requests)

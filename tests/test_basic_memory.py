@@ -7,12 +7,15 @@ import sys
 import time
 
 import pytest
-from conftest import CACHE_FILE, ROOT, run_earlier_tickets
-from run_notebooks import cache_keys
+import replay
+from conftest import CACHE_FILE, ROOT, run_earlier_tickets, unseen_state
+from cookbook_tools.execution import cache_keys
+from ledger import answer_summary
+from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
                 "later_state", "ROUTE", "GATE", "ask", "answer_text", "as_memory", "remember_probability", "MEMORIES",
-                "customer_id", "ask_with_memory", "CacheMiss"]
+                "customer_id", "ask_with_memory", "start_from", "probe"]
 
 
 def test_module_exposes_the_published_names():
@@ -28,14 +31,13 @@ def test_questions_are_sent_exactly_as_published():
     import basic_memory
 
     published = json.loads((ROOT / "tests" / "questions.json").read_text())
-    assert basic_memory.questions_wire(basic_memory.ROUTE) == published["ROUTE"]
-    assert basic_memory.questions_wire(basic_memory.GATE) == published["GATE"]
+    assert replay.questions_wire(basic_memory.ROUTE) == published["ROUTE"]
+    assert replay.questions_wire(basic_memory.GATE) == published["GATE"]
 
 
 def test_cached_function_keeps_the_recorded_name():
-    import basic_memory
-
-    assert basic_memory._system_one.__name__ == "_system_one"
+    assert replay._system_one.__name__ == "_system_one"
+    assert replay.cache_key("m", "s", "q") == "_system_one|m|s|q"
 
 
 def test_ticket_states_have_the_published_shape_and_ids(memory):
@@ -96,12 +98,10 @@ def test_answer_text_of_a_noul_is_its_probability(memory):
 
 
 def test_cache_miss_offline_is_immediate_and_says_what_and_how(memory):
-    unseen = memory.later_state("C-1042", "Slow dashboards")
-    unseen["ticket"]["id"] = "T-999"
     before = CACHE_FILE.read_bytes()
     started = time.monotonic()
-    with pytest.raises(memory.CacheMiss) as raised:
-        memory.ask(unseen, memory.ROUTE)
+    with pytest.raises(replay.CacheMiss) as raised:
+        memory.ask(unseen_state(memory), memory.ROUTE)
     assert time.monotonic() - started < 1
     message = str(raised.value)
     for part in ("['team']", "T-999", "json_cache.json", "TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT"):
@@ -111,7 +111,7 @@ def test_cache_miss_offline_is_immediate_and_says_what_and_how(memory):
 
 def test_cache_miss_of_the_gate_names_the_ticket(memory):
     state = memory.later_state("C-1042", "Upgrade failing")
-    with pytest.raises(memory.CacheMiss, match=r"\['remember'\] about ticket T-202"):
+    with pytest.raises(replay.CacheMiss, match=r"\['remember'\] about ticket T-202"):
         memory.ask({"request": state, "jev_answered": {}}, memory.GATE)
 
 
@@ -129,15 +129,38 @@ def test_cookbook_cache_names_another_cache_file(tmp_path):
     other = tmp_path / "other_cache.json"
     other.write_text("{}")
     env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
-    script = ("import basic_memory as b\nprint(b.CACHE_PATH)\n"
+    script = ("import basic_memory as b, replay\nprint(replay.cache_path())\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
-              "except b.CacheMiss as error:\n    print(error)\n")
+              "except replay.CacheMiss as error:\n    print(error)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
                             text=True, timeout=60, check=True)
     path_line, error_line, *explanation = result.stdout.splitlines()
     assert path_line == str(other)
     assert "other_cache.json" in error_line and "T-201" in error_line
-    assert "the published run itself no longer replays from this cache" in explanation[0]
+    assert "The published run made exactly this request, but" in explanation[0]
+
+
+def test_start_from_sends_the_named_tickets_in_the_published_order(memory):
+    memory.start_from("T-105", "T-101")
+    assert memory.memory_ids("C-1042") == ["T-101", "T-105"]
+    assert [entry["ticket"] for entry in memory.LEDGER] == ["T-101", "T-105"]
+
+
+def test_start_from_forgets_what_was_remembered_before(memory):
+    memory.start_from("T-101", "T-102")
+    memory.start_from("T-101")
+    assert (memory.memory_ids("C-1042"), memory.memory_ids("C-2210")) == (["T-101"], [])
+    assert [entry["ticket"] for entry in memory.LEDGER] == ["T-101"]
+
+
+def test_answer_text_and_answer_summary_of_each_answer_type(memory):
+    team = memory.ROUTE["team"]
+    choice = ChoiceAnswer(choice="billing", confidence=0.7, probabilities={"billing": 0.7, "general": 0.3})
+    noul, score = NoulAnswer(noul=0.25), ScoreAnswer.model_construct(type="score", score=4)
+    assert memory.answer_text(team, choice) == team.criteria["billing"]
+    assert (memory.answer_text(memory.GATE["remember"], noul), memory.answer_text(None, score)) == (0.25, 4)
+    assert [answer_summary(a) for a in (choice, noul, score)] == [{"choice": "billing", "probability": 0.7},
+                                                                   {"noul": 0.25}, {"score": 4}]
 
 
 def test_the_key_oracle_matches_the_published_cache(memory):

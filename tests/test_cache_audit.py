@@ -1,6 +1,6 @@
-"""A second run of every notebook (beside nbval's), as readers run them (each cell twice in a row, then Run All again
-in the same kernel): it uses all 32 recorded calls and no other, leaves json_cache.json as it was, and reproduces the
-committed outputs every time."""
+"""The readers' run of every notebook (beside nbval's; each cell twice in a row, then Run All again in the same kernel,
+in a copy of the repository): it uses all 32 recorded calls and no other, leaves the cache as it was, and reproduces
+the committed outputs every time."""
 
 import configparser
 import copy
@@ -11,24 +11,27 @@ import nbformat
 import pytest
 from nbval.plugin import coalesce_streams
 from conftest import CACHE_FILE, ROOT
-from run_notebooks import NOTEBOOK_PATHS, cache_keys
+from cookbook_tools.execution import cache_keys
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
+
+pytestmark = pytest.mark.slow  # the readers' run
 
 
-def test_notebooks_use_every_recorded_call_and_no_other(second_run):
-    recorded = set(json.loads(second_run.cache_before))
-    used = cache_keys([call for run in second_run.runs.values() for call in run.calls])
-    assert second_run.requests == 0, "calls the cache does not hold went to the (fake) server"
+def test_notebooks_use_every_recorded_call_and_no_other(readers_run):
+    recorded = set(json.loads(readers_run.cache_before))
+    used = cache_keys([call for run in readers_run.runs.values() for call in run.calls])
+    assert readers_run.requests == 0, "calls the cache does not hold went to the (fake) server"
     assert used - recorded == set(), "calls the cache does not hold"
     assert recorded - used == set(), "recorded calls no notebook makes"
     assert len(used) == 32
 
 
-def test_only_notebook_01_makes_no_call(second_run):
-    assert [name for name, run in second_run.runs.items() if not run.calls] == ["01_tickets.ipynb"]
+def test_only_notebook_01_makes_no_call(readers_run):
+    assert [name for name, run in readers_run.runs.items() if not run.calls] == ["01_tickets.ipynb"]
 
 
-def test_running_the_notebooks_leaves_the_cache_byte_identical(second_run):
-    assert second_run.cache_after == second_run.cache_before == CACHE_FILE.read_bytes()
+def test_running_the_notebooks_leaves_the_cache_byte_identical(readers_run):
+    assert readers_run.cache_after == readers_run.cache_before == CACHE_FILE.read_bytes()
 
 
 def sanitized_outputs(notebook):
@@ -49,11 +52,11 @@ def sanitized_outputs(notebook):
     return cells
 
 
-@pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda path: path.name)
-def test_every_cell_run_twice_in_a_row_gives_the_committed_outputs(second_run, path):
-    assert sanitized_outputs(second_run.runs[path.name].twice) == sanitized_outputs(nbformat.read(path, as_version=4))
+@pytest.mark.parametrize("path", ENGLISH_NOTEBOOKS, ids=lambda path: path.name)
+def test_every_cell_run_twice_in_a_row_gives_the_committed_outputs(readers_run, path):
+    assert sanitized_outputs(readers_run.runs[path.name].twice) == sanitized_outputs(nbformat.read(path, as_version=4))
 
 
-@pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda path: path.name)
-def test_run_all_again_in_the_same_kernel_gives_the_committed_outputs(second_run, path):
-    assert sanitized_outputs(second_run.runs[path.name].again) == sanitized_outputs(nbformat.read(path, as_version=4))
+@pytest.mark.parametrize("path", ENGLISH_NOTEBOOKS, ids=lambda path: path.name)
+def test_run_all_again_in_the_same_kernel_gives_the_committed_outputs(readers_run, path):
+    assert sanitized_outputs(readers_run.runs[path.name].again) == sanitized_outputs(nbformat.read(path, as_version=4))

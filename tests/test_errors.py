@@ -4,8 +4,9 @@ cache and the saved memories as they were."""
 import json
 
 import pytest
-from conftest import CACHE_FILE, CANARY_KEY, configured_module, requests_served
-from jevcompat.mock import MockConfig, Running
+import replay
+from conftest import CACHE_FILE, CANARY_KEY, configure
+
 
 RESTORE = "git checkout json_cache.json"
 
@@ -19,42 +20,43 @@ RESTORE = "git checkout json_cache.json"
     ('{"abc123": {"model": "jev-1.13.0", "usage": {}, "answers": {"team": {"type": "choice"}}}}',
      "entry abc123… is not a SystemOneResponse (answers.team.choice.choice: Field required)"),
 ])
-def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(monkeypatch, tmp_path, text, problem):
+def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(memory, monkeypatch, tmp_path, text, problem):
     broken = tmp_path / "json_cache.json"
     broken.write_text(text)
-    with pytest.raises(Exception) as raised:
-        configured_module(monkeypatch, broken)
-    assert type(raised.value).__name__ == "CacheError"
+    configure(monkeypatch, broken)
+    with pytest.raises(replay.CacheError) as raised:
+        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert problem in str(raised.value) and RESTORE in str(raised.value)
     assert broken.read_text() == text
 
 
-def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(monkeypatch, tmp_path):
-    with pytest.raises(Exception, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
-        configured_module(monkeypatch, tmp_path / "missing.json")
+def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(memory, monkeypatch, tmp_path):
+    configure(monkeypatch, tmp_path / "missing.json")
+    with pytest.raises(replay.CacheError, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
+        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert not (tmp_path / "missing.json").exists()
 
 
 def test_a_missing_cache_file_with_a_key_starts_an_empty_cache(monkeypatch, tmp_path):
-    module = configured_module(monkeypatch, tmp_path / "new.json", key=CANARY_KEY)
-    assert module.CACHE_PATH == tmp_path / "new.json"
+    configure(monkeypatch, tmp_path / "new.json", key=CANARY_KEY)
+    assert replay.open_cache(replay.cache_path())._data == {}
 
 
-def test_cookbook_cache_pointing_at_a_folder_says_so(monkeypatch, tmp_path):
-    with pytest.raises(Exception, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
-        configured_module(monkeypatch, tmp_path)
+def test_cookbook_cache_pointing_at_a_folder_says_so(memory, monkeypatch, tmp_path):
+    configure(monkeypatch, tmp_path)
+    with pytest.raises(replay.CacheError, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
+        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
 
 
 @pytest.fixture
-def guarded(monkeypatch, cache_copy):
-    """A fresh module with a key and a local fake server, with one memory saved: any request would be counted."""
-    with Running(MockConfig(key=CANARY_KEY)) as server:
-        module = configured_module(monkeypatch, cache_copy, key=CANARY_KEY, endpoint=server.url)
-        module.ask_with_memory(module.ticket_state(module.EARLIER[0]), module.ROUTE)
-        before = (json.dumps(module.MEMORIES), cache_copy.read_bytes(), len(module.CALLS))
-        yield module
-        assert (json.dumps(module.MEMORIES), cache_copy.read_bytes(), len(module.CALLS)) == before
-        assert requests_served(server) == 0
+def guarded(memory, monkeypatch, cache_copy):
+    """The lesson with a key and an endpoint nobody listens on, with one memory saved: a request would fail with a
+    connection error, not the error the test expects."""
+    configure(monkeypatch, cache_copy, key=CANARY_KEY, endpoint="http://127.0.0.1:9")
+    memory.ask_with_memory(memory.ticket_state(memory.EARLIER[0]), memory.ROUTE)
+    before = (json.dumps(memory.MEMORIES), cache_copy.read_bytes(), len(memory.CALLS))
+    yield memory
+    assert (json.dumps(memory.MEMORIES), cache_copy.read_bytes(), len(memory.CALLS)) == before
 
 
 @pytest.mark.parametrize("call", ["ask", "ask_with_memory"])

@@ -8,19 +8,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import typesafe_sdk
-from conftest import CACHE_FILE, CANARY_KEY, configured_module, requests_served
+from conftest import CACHE_FILE, CANARY_KEY, configure, requests_served, unseen_state
+
+pytestmark = pytest.mark.slow  # each test starts a local HTTP server; a live call retries before it fails
 
 
 @pytest.fixture
-def live(monkeypatch, cache_copy, jev_server):
-    """A fresh basic_memory with the canary key, the fake server as TYPESAFE_ENDPOINT and a temporary cache."""
-    return configured_module(monkeypatch, cache_copy, key=CANARY_KEY, endpoint=jev_server.url)
-
-
-def unseen_state(module, ticket_id="T-999"):
-    state = module.later_state("C-1042", "Slow dashboards")
-    state["ticket"]["id"] = ticket_id
-    return state
+def live(memory, monkeypatch, cache_copy, jev_server):
+    """The lesson with the canary key, the fake server as TYPESAFE_ENDPOINT and a temporary cache."""
+    configure(monkeypatch, cache_copy, key=CANARY_KEY, endpoint=jev_server.url)
+    return memory
 
 
 def test_a_cache_miss_goes_over_http_and_is_recorded(live, jev_server, cache_copy):
@@ -80,8 +77,8 @@ def closed_port():
         return probe.getsockname()[1]
 
 
-def live_error(monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
-    module = configured_module(monkeypatch, cache_copy, key=key, endpoint=endpoint)
+def live_error(module, monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
+    configure(monkeypatch, cache_copy, key=key, endpoint=endpoint)
     before = cache_copy.read_bytes()
     with pytest.raises(typesafe_sdk.TypeSafeError) as raised:
         module.ask(unseen_state(module), module.ROUTE)
@@ -89,21 +86,21 @@ def live_error(monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
     return raised.value
 
 
-def test_a_server_error_is_the_sdks_own_and_says_what_was_asked(monkeypatch, cache_copy, failing_endpoint):
-    error = live_error(monkeypatch, cache_copy, failing_endpoint)
+def test_a_server_error_is_the_sdks_own_and_says_what_was_asked(memory, monkeypatch, cache_copy, failing_endpoint):
+    error = live_error(memory, monkeypatch, cache_copy, failing_endpoint)
     assert isinstance(error, typesafe_sdk.TypeSafeInternalServerError)
     assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
 
 
-def test_a_closed_port_is_a_connection_error_that_says_what_was_asked(monkeypatch, cache_copy):
-    error = live_error(monkeypatch, cache_copy, f"http://127.0.0.1:{closed_port()}")
+def test_a_closed_port_is_a_connection_error_that_says_what_was_asked(memory, monkeypatch, cache_copy):
+    error = live_error(memory, monkeypatch, cache_copy, f"http://127.0.0.1:{closed_port()}")
     assert isinstance(error, typesafe_sdk.TypeSafeAPIConnectionError)
     assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
 
 
-def test_a_wrong_key_is_an_authentication_error_that_does_not_echo_the_key(monkeypatch, cache_copy, jev_server):
+def test_a_wrong_key_is_an_authentication_error_that_does_not_echo_the_key(memory, monkeypatch, cache_copy, jev_server):
     wrong_key = CANARY_KEY + "-wrong"
-    error = live_error(monkeypatch, cache_copy, jev_server.url, key=wrong_key)
+    error = live_error(memory, monkeypatch, cache_copy, jev_server.url, key=wrong_key)
     assert isinstance(error, typesafe_sdk.TypeSafeAuthenticationError)
     said = str(error) + " ".join(error.__notes__) + repr(error.args)
     assert CANARY_KEY not in said
@@ -119,6 +116,7 @@ def test_a_crash_while_recording_leaves_the_old_cache_whole(live, cache_copy, mo
     with pytest.raises(OSError, match="halfway"):
         live.ask(unseen_state(live), live.ROUTE)
     assert cache_copy.read_bytes() == before
+    assert sorted(path.name for path in cache_copy.parent.iterdir()) == [".json_cache.json.lock", "json_cache.json"]
 
 
 def test_recording_leaves_no_temporary_file(live, cache_copy):

@@ -1,34 +1,70 @@
-"""The module is generated from the notebooks' `#| export` cells: a stale or hand-edited module fails here."""
+"""Generated files are honest: every module matches the notebooks' export cells, and recorded_requests.json matches a
+replay of the published run. Also the exporter's own rules, on small made-up notebooks."""
 
 import shutil
 import subprocess
 import sys
 
-from conftest import ROOT
-from export_module import ENGLISH_NOTEBOOKS, MODULE, exported_cells, module_source
+import nbformat
+import pytest
+from conftest import ROOT, recorded_requests
+from cookbook_tools.export import module_sources, stale_modules
+from cookbook_tools.paths import RECORDED_REQUESTS_FILE
+from cookbook_tools.recording import published_run_calls, requests_text
 
 
-def test_module_matches_the_notebooks():
-    assert MODULE.read_text() == module_source(), "stale module: run python scripts/export_module.py"
+def test_every_generated_module_matches_the_notebooks():
+    assert stale_modules(module_sources()) == [], "stale module: run python scripts/export_module.py"
 
 
-def check(checkout):
-    return subprocess.run([sys.executable, "scripts/export_module.py", "--check"], cwd=checkout, capture_output=True,
-                          text=True, timeout=60)
+def test_the_lesson_module_stays_small():
+    assert len(module_sources()["basic_memory.py"].splitlines()) < 240
 
 
+def test_recorded_requests_are_the_published_runs_requests(memory):
+    assert requests_text(published_run_calls()) == RECORDED_REQUESTS_FILE.read_text(), (
+        "stale recorded_requests.json: re-record with scripts/record_cache.py")
+    assert len(recorded_requests()) == 32
+
+
+@pytest.mark.slow
 def test_check_mode_fails_on_a_hand_edit(tmp_path):
-    for folder in ("scripts", "notebooks"):
+    for folder in ("scripts", "notebooks", "cookbook_tools"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     module = tmp_path / "notebooks" / "basic_memory.py"
     module.write_text(module.read_text().replace("REMEMBER_AT = 0.5", "REMEMBER_AT = 0.6"))
-    result = check(tmp_path)
-    assert result.returncode == 1 and "stale" in result.stderr
+    result = subprocess.run([sys.executable, "scripts/export_module.py", "--check"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1 and "stale: basic_memory.py" in result.stderr
 
 
-def test_every_exported_cell_lands_in_the_module():
-    text = MODULE.read_text()
-    for notebook_path in ENGLISH_NOTEBOOKS:
-        for source in exported_cells(notebook_path):
-            body = [line for line in source.splitlines() if not line.startswith(("import ", "from "))]
-            assert "\n".join(body).strip() in text, f"{notebook_path.name}: {source[:60]}"
+def notebook_of(tmp_path, *sources, name="01_made_up.ipynb"):
+    path = tmp_path / name
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources]), path)
+    return path
+
+
+def test_a_named_target_gets_its_own_module_and_imports_what_it_uses_from_the_lesson(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nimport json\n\nTABLE = {}", "#| export shelf\ndef put(key):\n"
+                       "    TABLE[key] = json.dumps(key)", "print('not exported')")
+    sources = module_sources([path])
+    assert "def put" not in sources["basic_memory.py"] and "import json" not in sources["basic_memory.py"]
+    assert "import json\nfrom basic_memory import TABLE\n" in sources["shelf.py"]
+    assert "not exported" not in "".join(sources.values())
+
+
+def test_a_multi_line_parenthesised_import_is_merged_whole(tmp_path):
+    cell = "#| export\nfrom typesafe_sdk import (Choice,\n    Noul)\n\nQUESTIONS = (Choice, Noul)"
+    text = module_sources([notebook_of(tmp_path, cell)])["basic_memory.py"]
+    assert text.endswith("from typesafe_sdk import Choice, Noul\n\n\n# 01_made_up.ipynb\nQUESTIONS = (Choice, Noul)\n")
+
+
+def test_a_name_no_cell_defines_is_an_error(tmp_path):
+    with pytest.raises(NameError, match=r"basic_memory.py uses \['MISSING'\]"):
+        module_sources([notebook_of(tmp_path, "#| export\nVALUE = MISSING + 1")])
+
+
+def test_modules_that_would_import_each_other_are_an_error(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nA = 1\n\n\ndef a():\n    return B", "#| export other\nB = A")
+    with pytest.raises(ImportError, match="would import each other"):
+        module_sources([path])

@@ -9,25 +9,17 @@ import sys
 
 import nbformat
 import pytest
-from conftest import ROOT
-from export_module import CHINESE_NOTEBOOKS
-from run_notebooks import NOTEBOOK_PATHS
+from conftest import ROOT, output_texts
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
 
-NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
-PATHS = {path.name: path for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
-LOCAL_MODULES = {"basic_memory", "replay", "conftest", "export_module", "run_notebooks", "record_cache", "build_docs",
-                 "playground_links"}
+NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]}
+PATHS = {path.name: path for path in [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]}
+CODE_FOLDERS = ("notebooks", "scripts", "tests", "cookbook_tools")
+LOCAL_MODULES = {path.stem for folder in CODE_FOLDERS for path in (ROOT / folder).glob("*.py")} | {"cookbook_tools"}
 
 
 def code_cells(notebook):
     return [cell for cell in notebook.cells if cell.cell_type == "code"]
-
-
-def output_texts(notebook):
-    for cell in code_cells(notebook):
-        for output in cell.outputs:
-            yield output.get("text", "")
-            yield from (value for key, value in output.get("data", {}).items() if not key.startswith("image/"))
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -61,7 +53,7 @@ def test_one_h1_and_a_setup_section_before_other_code(name):
 
 
 def test_ruff_passes_on_the_module_tests_scripts_and_notebooks():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "notebooks", "tests", "scripts"], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", *CODE_FOLDERS], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -78,8 +70,7 @@ def imported_top_level_names(source):
 def all_imports():
     sources = ["".join(line for line in cell.source.splitlines(True) if not line.startswith(("%", "!")))
                for notebook in NOTEBOOKS.values() for cell in code_cells(notebook)]
-    folders = ("notebooks", "scripts", "tests")
-    sources += [path.read_text() for folder in folders for path in (ROOT / folder).glob("*.py")]
+    sources += [path.read_text() for folder in CODE_FOLDERS for path in (ROOT / folder).glob("*.py")]
     return {name for source in sources for name in imported_top_level_names(source)}
 
 

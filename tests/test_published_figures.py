@@ -4,25 +4,19 @@ import json
 import re
 
 import nbformat
-from conftest import CACHE_FILE, ROOT
-from run_notebooks import NOTEBOOK_PATHS, cache_keys
-from lzstring import LZString
+import replay
+from conftest import CACHE_FILE, PLAYGROUND_LINK, ROOT, decoded_link, link_share, output_texts
+from cookbook_tools.execution import cache_keys
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
+from replay import questions_wire
 
 PUBLISHED = (ROOT / "tests" / "published_results.md").read_text()
 
 
-LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
-
-
 def committed_output_text():
     """Every text and Markdown output of the committed notebooks, with playground links reduced to their text."""
-    texts = []
-    for path in NOTEBOOK_PATHS:
-        for cell in nbformat.read(path, as_version=4).cells:
-            for output in cell.get("outputs", []):
-                texts.append(output.get("text", ""))
-                texts.append(output.get("data", {}).get("text/markdown", ""))
-    return LINK.sub(r"\1", "\n".join(texts))
+    texts = [text for path in ENGLISH_NOTEBOOKS for text in output_texts(nbformat.read(path, as_version=4))]
+    return PLAYGROUND_LINK.sub(r"\1", "\n".join(texts))
 
 
 def published_table_rows():
@@ -48,22 +42,17 @@ def test_the_published_totals_and_plain_routing_are_in_the_outputs():
 def final_table_links():
     """(link text, link) of every playground link in notebook 06's outputs."""
     notebook = nbformat.read(ROOT / "notebooks" / "06_final_comparison.ipynb", as_version=4)
-    markdown = "\n".join(output.get("data", {}).get("text/markdown", "") for cell in notebook.cells
-                         for output in cell.get("outputs", []))
-    return LINK.findall(markdown)
+    return PLAYGROUND_LINK.findall("\n".join(output_texts(notebook)))
 
 
 def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(memory):
-    import replay
-
     links = final_table_links()
     assert len(links) == 12
     recorded = set(json.loads(CACHE_FILE.read_text()))
     for text, link in links:
-        share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1]))
-        state, questions = json.loads(share["documentText"]), json.loads(share["promptsText"])
-        assert share["selectedModels"] == ["jev-1.13.0"] and share["apiVersion"] == "v1"
-        assert questions == memory.questions_wire(memory.ROUTE)
+        model, state, questions = decoded_link(link)
+        assert model == "jev-1.13.0" and link_share(link)["apiVersion"] == "v1"
+        assert questions == questions_wire(memory.ROUTE)
         assert replay.cache_key("jev-1.13.0", json.dumps(state), json.dumps(questions)) in recorded, text
         # the answer the link shows is the recorded answer to that request
         assert text.endswith(memory.routed(memory.ask(state, memory.ROUTE)))
@@ -71,13 +60,12 @@ def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(mem
 
 def test_the_first_with_memory_link_is_published_call_25():
     _, link = final_table_links()[1]
-    share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1]))
-    state, questions = json.loads(share["documentText"]), json.loads(share["promptsText"])
+    _, state, questions = decoded_link(link)
     assert [m["request"]["ticket"]["id"] for m in state["earlier_tickets_from_this_customer"]] == ["T-101", "T-105"]
     # Re-serialised as the cookbook sends it, the state is the request of published call 25 (key 012d589a1cc5...).
     assert cache_keys([("jev-1.13.0", json.dumps(state), json.dumps(questions))]) == {
         "012d589a1cc596af4440cfa53c46e448631a85d3baa5a59b446f2a773228407b"}
-    assert share["documentText"] == json.dumps(state, ensure_ascii=False)
+    assert link_share(link)["documentText"] == json.dumps(state, ensure_ascii=False)
 
 
 def test_the_readme_result_table_is_the_one_notebook_06_computes():

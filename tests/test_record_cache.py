@@ -1,17 +1,94 @@
-"""scripts/record_cache.py over real HTTP to jevcompat's fake server: the cache is replaced whole or not at all."""
+"""Re-recording (cookbook_tools/recording.py, scripts/record_cache.py): the cache is replaced whole or not at all,
+unused entries go only with --prune, and recorded_requests.json is rewritten beside the cache."""
 
 import json
 import os
+import runpy
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
-from conftest import CACHE_FILE, CANARY_KEY, ROOT, requests_served
+import replay
+from conftest import CACHE_FILE, CANARY_KEY, ROOT, configure, recorded_requests, requests_served
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
+from cookbook_tools.recording import record
 
 PLAIN_CALL = "107f0ab117c2"  # plain routing of T-202 (call 27): only a table cell reads its answer
 UNUSED = "0" * 64
+
+
+def leftovers(folder):
+    return sorted(path.name for path in folder.iterdir() if path.name != "json_cache.json")
+
+
+def replaying(calls_by_notebook):
+    """A stand-in for running a notebook: make its calls in this process (against the copy being recorded)."""
+    def calls_of(notebook_path):
+        calls = calls_by_notebook.get(notebook_path.name, [])
+        for call in calls:
+            replay.call_jev(*call)
+        return calls
+    return calls_of
+
+
+def published_calls():
+    return [(request["model"], json.dumps(request["state"]), json.dumps(request["questions"]))
+            for request in recorded_requests()]
+
+
+@pytest.fixture
+def cache_with_an_unused_entry(tmp_path):
+    path = tmp_path / "json_cache.json"
+    published = json.loads(CACHE_FILE.read_text())
+    path.write_text(json.dumps(published | {UNUSED: next(iter(published.values()))}))  # a real answer, unused key
+    return path
+
+
+def test_without_prune_unused_entries_are_listed_and_kept(memory, cache_with_an_unused_entry, capsys):
+    record(cache_with_an_unused_entry, ENGLISH_NOTEBOOKS, calls_of=replaying({"02_routing.ipynb": published_calls()}))
+    assert UNUSED in json.loads(cache_with_an_unused_entry.read_text())
+    assert f"unused entry {UNUSED[:12]}… kept (--prune removes it)" in capsys.readouterr().out
+
+
+def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(memory, cache_copy):
+    record(cache_copy, ENGLISH_NOTEBOOKS, calls_of=replaying({"02_routing.ipynb": published_calls()}))
+    assert (cache_copy.parent / "recorded_requests.json").read_text() == RECORDED_REQUESTS_FILE.read_text()
+    assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
+    assert leftovers(cache_copy.parent) == ["recorded_requests.json"]
+
+
+def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(memory, cache_copy):
+    record(cache_copy, ENGLISH_NOTEBOOKS[1:2], calls_of=replaying({"02_routing.ipynb": published_calls()[:1]}))
+    assert leftovers(cache_copy.parent) == []
+
+
+def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(memory, cache_copy, monkeypatch):
+    before = cache_copy.read_bytes()
+    configure(monkeypatch, key=CANARY_KEY, endpoint="http://127.0.0.1:9")
+    with pytest.raises(RuntimeError, match="lacks 1 of the calls"):
+        record(cache_copy, ENGLISH_NOTEBOOKS[1:2], calls_of=lambda path: [("jev-1.13.0", '"unseen"', "{}")])
+    assert cache_copy.read_bytes() == before and leftovers(cache_copy.parent) == []
+
+
+@pytest.mark.slow
+def test_recording_fills_in_missing_calls_and_prunes_unused_entries(memory, readers_run, tmp_path, jev_server,
+                                                                     monkeypatch):
+    published = json.loads(CACHE_FILE.read_text())
+    (plain_key,) = [key for key in published if key.startswith(PLAIN_CALL)]
+    entries = {key: value for key, value in published.items() if key != plain_key}
+    entries[UNUSED] = published[plain_key]  # a real response under a key no notebook asks for
+    cache_path = tmp_path / "json_cache.json"
+    cache_path.write_text(json.dumps(entries, indent=2))
+    configure(monkeypatch, key=CANARY_KEY, endpoint=jev_server.url)
+    record(cache_path, ENGLISH_NOTEBOOKS, prune=True,
+           calls_of=replaying({name: run.calls for name, run in readers_run.runs.items()}))
+    assert requests_served(jev_server) == 1
+    recorded = json.loads(cache_path.read_text())
+    assert set(recorded) == set(published)
+    assert {key: recorded[key] for key in published if key != plain_key} == {
+        key: published[key] for key in published if key != plain_key}
 
 
 def start_recording(cache_path, server, *flags, key=CANARY_KEY):
@@ -22,33 +99,11 @@ def start_recording(cache_path, server, *flags, key=CANARY_KEY):
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def leftovers(folder):
-    return sorted(path.name for path in folder.iterdir() if path.name != "json_cache.json")
-
-
-def test_recording_fills_in_missing_calls_and_prunes_unused_entries(tmp_path, jev_server):
-    published = json.loads(CACHE_FILE.read_text())
-    (plain_key,) = [key for key in published if key.startswith(PLAIN_CALL)]
-    entries = {key: value for key, value in published.items() if key != plain_key}
-    entries[UNUSED] = published[plain_key]  # a real response under a key no notebook asks for
-    cache_path = tmp_path / "json_cache.json"
-    cache_path.write_text(json.dumps(entries, indent=2))
-    recording = start_recording(cache_path, jev_server, "--prune")
-    out, err = recording.communicate(timeout=300)
-    assert recording.returncode == 0, err
-    assert requests_served(jev_server) == 1
-    assert f"unused entry {UNUSED[:12]}… removed" in out
-    recorded = json.loads(cache_path.read_text())
-    assert set(recorded) == set(published)
-    assert {key: recorded[key] for key in published if key != plain_key} == {
-        key: published[key] for key in published if key != plain_key}
-    assert leftovers(tmp_path) == []
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("interrupt", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_an_interrupted_recording_leaves_the_old_cache_intact(cache_copy, jev_server, interrupt):
     before = cache_copy.read_bytes()
-    recording = start_recording(cache_copy, jev_server, "--fresh", "02_routing.ipynb", "03_gate.ipynb")
+    recording = start_recording(cache_copy, jev_server, "--fresh", "02_routing.ipynb")
     deadline = time.monotonic() + 120
     while requests_served(jev_server) < 1 and recording.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -62,9 +117,21 @@ def test_an_interrupted_recording_leaves_the_old_cache_intact(cache_copy, jev_se
         assert leftovers(cache_copy.parent) == []
 
 
-def test_recording_without_a_key_refuses_and_touches_nothing(cache_copy, jev_server):
-    before = cache_copy.read_bytes()
-    recording = start_recording(cache_copy, jev_server, key=None)
-    _, err = recording.communicate(timeout=60)
-    assert recording.returncode == 1 and "set TYPESAFE_API_KEY" in err
-    assert cache_copy.read_bytes() == before and requests_served(jev_server) == 0
+def arguments_error(monkeypatch, *argv, key=CANARY_KEY):
+    configure(monkeypatch, key=key)
+    arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
+    with pytest.raises(SystemExit) as raised:
+        arguments(list(argv))
+    return str(raised.value)
+
+
+def test_record_cache_refuses_prune_with_some_notebooks(monkeypatch):
+    assert "--prune needs every notebook" in arguments_error(monkeypatch, "--prune", "03_gate.ipynb")
+
+
+def test_record_cache_refuses_an_unknown_notebook(monkeypatch):
+    assert "no such notebook among" in arguments_error(monkeypatch, "03_gate.ipynb", "99_nothing.ipynb")
+
+
+def test_record_cache_refuses_to_start_without_a_key(monkeypatch):
+    assert "set TYPESAFE_API_KEY" in arguments_error(monkeypatch, key=None)

@@ -1,20 +1,21 @@
-"""replay.py: what an off-script call says, the recorded requests it compares with, several recorders at once, and a
-playground link for every recorded call."""
+"""replay.py: the cache file and its safe writes, the call, what an off-script call says (compared with the recorded
+requests), several recorders at once, and a playground link for every recorded call."""
 
 import json
 import os
 import re
+import runpy
 import subprocess
 import sys
-import time
 
 import pytest
 import replay
-from conftest import CACHE_FILE, CANARY_KEY, ROOT, requests_served, run_earlier_tickets
-from lzstring import LZString
-from run_notebooks import cache_keys
+from conftest import (CACHE_FILE, CANARY_KEY, ROOT, configure, decoded_link, recorded_requests, requests_served,
+                      run_earlier_tickets, unseen_state)
+from cookbook_tools.execution import cache_keys
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
+SLOW_TEXT = "Dashboards have been really slow since this morning."
 
 
 def miss(call, *args):
@@ -23,14 +24,22 @@ def miss(call, *args):
     return str(raised.value)
 
 
-def test_the_recorded_calls_are_the_32_cache_entries_derived_in_well_under_a_second():
-    replay.recorded_calls.cache_clear()
-    started = time.monotonic()
-    calls = replay.recorded_calls()
-    assert time.monotonic() - started < 1
-    assert len(calls) == 32
-    assert {replay.cache_key(*call) for call in calls} == set(json.loads(CACHE_FILE.read_text()))
-    assert {replay.cache_key(*call) for call in calls} == cache_keys(calls)  # the same keys as cooksafe's own
+def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
+    calls = [(request["model"], json.dumps(request["state"]), json.dumps(request["questions"]))
+             for request in recorded_requests()]
+    keys = [request["key"] for request in recorded_requests()]
+    assert set(keys) == set(json.loads(CACHE_FILE.read_text())) and len(keys) == 32
+    assert [replay.cache_key(*call) for call in calls] == keys
+    assert cache_keys(calls) == set(keys)  # the same keys as cooksafe's own
+
+
+def test_the_cache_opens_on_first_use_from_the_path_set_at_that_moment(memory, monkeypatch, tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    configure(monkeypatch, cache_path=empty)
+    assert replay.cache_path() == empty
+    message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert "The published run made exactly this request, but" in message and "empty.json" in message
 
 
 def test_an_edited_ticket_text_names_the_edit(memory):
@@ -38,10 +47,40 @@ def test_an_edited_ticket_text_names_the_edit(memory):
     state["ticket"]["messages"][0]["text"] = "Dashboards are slow on our Windows server."
     message = miss(memory.ask, state, memory.ROUTE)
     assert message.startswith("No recorded Jev answer for questions ['team'] about ticket T-201 in ")
-    assert ('ticket.messages[0].text: "Dashboards have been really slow since this morning." → "Dashboards are slow'
-            ' on our Windows server."') in message
+    assert (f'ticket.messages[0].text: "{SLOW_TEXT}" → "Dashboards are slow on our Windows server."') in message
     assert "An edited ticket or question is a new request" in message
     assert "Memories carried" not in message and RERUN_ADVICE not in message
+
+
+def test_an_edited_data_file_names_the_edited_text(tmp_path):
+    for folder in ("notebooks", "data"):
+        subprocess.run(["cp", "-r", str(ROOT / folder), str(tmp_path)], check=True)
+    for name in ("json_cache.json", "recorded_requests.json"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    tickets = tmp_path / "data" / "tickets.json"
+    tickets.write_text(tickets.read_text().replace(SLOW_TEXT, "Dashboards crawl."))
+    script = ("import basic_memory as b, replay\ntry:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
+              "except replay.CacheMiss as error:\n    print(error)\n")
+    env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "notebooks", env=env, capture_output=True,
+                            text=True, timeout=60, check=True)
+    assert f'ticket.messages[0].text: "{SLOW_TEXT}" → "Dashboards crawl."' in result.stdout
+
+
+def test_an_extra_message_in_a_ticket_is_named_not_a_crash(memory):
+    state = memory.later_state("C-1042", "Slow dashboards")
+    state["ticket"]["messages"].append({"from": "customer", "text": "Still slow."})
+    message = miss(memory.ask, state, memory.ROUTE)
+    assert 'ticket.messages[1]: "(absent)" → {"from": "customer", "text": "Still slow."}' in message
+
+
+def test_more_than_six_differences_are_capped_with_a_count(memory):
+    state = memory.later_state("C-1042", "Slow dashboards")
+    state["ticket"] = {key: f"edited {key}" for key in ("id", "received_on", "subject", "a", "b", "c", "d", "e")}
+    state["ticket"]["id"] = "T-201"
+    message = miss(memory.ask, state, memory.ROUTE)
+    assert len(re.findall(r"^  ticket\.", message, re.M)) == 6
+    assert "  … and 2 more differences" in message
 
 
 def test_a_cell_run_twice_says_so(memory):
@@ -50,6 +89,21 @@ def test_a_cell_run_twice_says_so(memory):
     message = miss(memory.ask_with_memory, t101, memory.ROUTE)
     assert "Memories carried: recorded for T-101: none · this request: T-101." in message
     assert RERUN_ADVICE in message
+
+
+def test_a_memory_carried_twice_says_a_cell_ran_twice(memory):
+    run_earlier_tickets(memory)
+    memory.MEMORIES["C-1042"].insert(0, memory.MEMORIES["C-1042"][0])
+    message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
+    assert "this request: T-101, T-101, T-105." in message
+    assert RERUN_ADVICE in message
+
+
+def test_memories_in_another_order_are_named_in_the_order_sent(memory):
+    run_earlier_tickets(memory)
+    memory.MEMORIES["C-1042"].reverse()
+    message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
+    assert "this request: T-105, T-101." in message
 
 
 def test_memories_out_of_order_are_named_against_every_recorded_set(memory):
@@ -61,20 +115,15 @@ def test_memories_out_of_order_are_named_against_every_recorded_set(memory):
 
 
 def test_an_edited_memory_names_the_memory_and_the_field(memory):
-    memory.EARLIER[0]["text"] = memory.EARLIER[0]["text"].replace("Windows Server 2022", "Ubuntu 24.04")
-    try:
-        memory.MEMORIES["C-1042"].append({"request": memory.ticket_state(memory.EARLIER[0]),
-                                          "jev_answered": {memory.ROUTE["team"].instructions: "x"}})
-        message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
-    finally:
-        memory.EARLIER[0]["text"] = memory.EARLIER[0]["text"].replace("Ubuntu 24.04", "Windows Server 2022")
+    edited = memory.ticket_state(memory.EARLIER[0])
+    edited["ticket"]["messages"][0]["text"] = "We run Ubuntu 24.04."
+    memory.MEMORIES["C-1042"].append({"request": edited, "jev_answered": {memory.ROUTE["team"].instructions: "x"}})
+    message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
     assert "earlier_tickets_from_this_customer[memory T-101].request.ticket.messages[0].text:" in message
 
 
 def test_a_new_ticket_and_an_edited_question_are_named(memory):
-    unseen = memory.later_state("C-1042", "Slow dashboards")
-    unseen["ticket"]["id"] = "T-999"
-    assert "never about T-999: a new ticket is a new request" in miss(memory.ask, unseen, memory.ROUTE)
+    assert "never about T-999: a new ticket is a new request" in miss(memory.ask, unseen_state(memory), memory.ROUTE)
     edited = {"team": memory.ROUTE["team"].model_copy(update={"instructions": "Which team?"})}
     message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), edited)
     assert 'question team.instructions: "Which support team should handle `ticket`?" → "Which team?"' in message
@@ -93,12 +142,54 @@ def test_a_state_of_another_shape_is_explained_too(memory, state):
 
 
 def test_the_offline_message_says_what_going_live_would_do(memory):
-    unseen = memory.later_state("C-2210", "More seats")
-    unseen["ticket"]["id"] = "T-998"
-    message = miss(memory.ask, unseen, memory.ROUTE)
+    message = miss(memory.ask, unseen_state(memory, "T-998"), memory.ROUTE)
     assert ("With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for another Jev-compatible server), this request would be"
             " sent to Jev (jev-1.13.0) live and its answer recorded into") in message
     assert message.rstrip().endswith("json_cache.json.")
+
+
+def test_without_memories_drops_only_the_memory_list():
+    memory = {"request": {"ticket": {"id": "T-101"}}, "jev_answered": {}}
+    state = {"customer": {"id": "C-1"}, "tags": ["a"], "earlier": [memory]}
+    assert replay.without_memories(state) == {"customer": {"id": "C-1"}, "tags": ["a"]}
+    assert replay.without_memories("text") == "text"
+
+
+def test_offline_sets_the_key_aside_and_puts_it_back(monkeypatch):
+    monkeypatch.setenv("TYPESAFE_API_KEY", CANARY_KEY)
+    with replay.offline():
+        assert "TYPESAFE_API_KEY" not in os.environ
+    assert os.environ["TYPESAFE_API_KEY"] == CANARY_KEY
+    with pytest.raises(RuntimeError), replay.offline():
+        raise RuntimeError("a failing cell")
+    assert os.environ["TYPESAFE_API_KEY"] == CANARY_KEY
+
+
+def test_a_bad_entry_after_good_ones_is_found(tmp_path):
+    entries = json.loads(CACHE_FILE.read_text())
+    entries["zzzz-last"] = {"model": "jev-1.13.0"}
+    path = tmp_path / "json_cache.json"
+    path.write_text(json.dumps(entries))
+    with pytest.raises(replay.CacheError, match="entry zzzz-last… is not a SystemOneResponse"):
+        replay.check_cache_file(path)
+
+
+def test_the_cache_file_format_is_cooksafes_keys_sorted_not_recursively():
+    text = replay.cache_text({"b": {"z": 1, "a": 2}, "a": [1]})
+    assert text == '{\n  "a": [\n    1\n  ],\n  "b": {\n    "z": 1,\n    "a": 2\n  }\n}'
+
+
+def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "json_cache.json"
+    path.write_text("old")
+
+    def crash(*args):
+        raise OSError("the machine stopped halfway")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="halfway"):
+        replay.write_atomically(path, "new")
+    assert [p.name for p in tmp_path.iterdir()] == ["json_cache.json"] and path.read_text() == "old"
 
 
 RECORDER = """
@@ -110,6 +201,7 @@ for number in range(15):
 """
 
 
+@pytest.mark.slow
 def test_two_processes_recording_at_once_keep_every_answer(cache_copy, jev_server):
     env = os.environ | {"COOKBOOK_CACHE": str(cache_copy), "TYPESAFE_API_KEY": CANARY_KEY,
                         "TYPESAFE_ENDPOINT": jev_server.url}
@@ -132,9 +224,23 @@ def test_the_links_script_gives_a_link_for_every_recorded_call():
     recorded = set(json.loads(CACHE_FILE.read_text()))
     for row in rows:
         number, ticket, question, memories, answer, link = [cell.strip() for cell in row.strip("|").split("|")]
-        share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1].rstrip(")")))
-        state, questions = json.loads(share["documentText"]), json.loads(share["promptsText"])
-        assert replay.cache_key(share["selectedModels"][0], json.dumps(state), json.dumps(questions)) in recorded
+        model, state, questions = decoded_link(link)
+        assert replay.cache_key(model, json.dumps(state), json.dumps(questions)) in recorded
         assert (replay.ticket_id(state), list(questions)) == (ticket, [question])
         assert (", ".join(replay.carried_memory_ids(state)) or "-") == memories
     assert rows[0].split("|")[5].strip() == "cloud_ops 0.80"
+
+
+def test_a_link_for_a_request_of_two_questions_carries_both(memory):
+    questions = memory.ROUTE | memory.GATE
+    link = replay.playground_link(memory.later_state("C-1042", "Slow dashboards"), questions, "jev-1.13.0")
+    model, state, sent = decoded_link(link)
+    assert (model, list(sent)) == ("jev-1.13.0", ["team", "remember"])
+    assert sent == replay.questions_wire(questions)
+
+
+def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
+    answers_in_brief = runpy.run_path(str(ROOT / "scripts" / "playground_links.py"))["answers_in_brief"]
+    answers = {"team": {"type": "choice", "choice": "billing", "probabilities": {"billing": 0.981}},
+               "remember": {"type": "noul", "noul": 0.0712}}
+    assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"

@@ -1,68 +1,129 @@
-"""The SQLite store, the ledger and the memory budget, against Jev's recorded answers."""
+"""The stores (dict, SQLite, budgeted) keep one contract; SQLite's memories and ledger, the budget, and forgetting
+that leaves nothing of a customer in the database file, against Jev's recorded answers."""
 
+import sqlite3
 import subprocess
 import sys
 
+import ledger
 import nbformat
 import pytest
 import replay
-from conftest import ROOT, run_earlier_tickets
-from run_notebooks import execute
+from conftest import ROOT, copy_of_the_repository, run_earlier_tickets
+from cookbook_tools.execution import execute
+from stores import BudgetedStore, SqliteStore
+
+NOTE = {"request": {"customer": {"id": "C-A"}, "ticket": {"id": "T-1"}}, "jev_answered": {"q": "a"}}
+
+
+def note(customer, ticket):
+    return {"request": {"customer": {"id": customer}, "ticket": {"id": ticket}}, "jev_answered": {"q": ticket}}
+
+
+STORES = {
+    "dict": lambda module, folder: module.DictStore(),
+    "sqlite": lambda module, folder: SqliteStore(folder / "memories.sqlite"),
+    "budgeted": lambda module, folder: BudgetedStore(module.DictStore(), max_memory_tokens=10_000, tokens_per_char=1),
+}
+
+
+@pytest.fixture(params=STORES)
+def store(request, memory, monkeypatch, tmp_path):
+    """Each store in turn, installed as the wrapper's STORE."""
+    made = STORES[request.param](memory, tmp_path)
+    monkeypatch.setattr(memory, "STORE", made)
+    return made
+
+
+def ids(store, customer):
+    return [replay.ticket_id(memory) for memory in store.recall(customer)]
+
+
+def test_recall_gives_what_was_saved_in_order_per_customer(store):
+    for customer, ticket in [("C-A", "T-1"), ("C-B", "T-2"), ("C-A", "T-3")]:
+        store.save(customer, note(customer, ticket), p_remember=0.9, model="m")
+    assert (ids(store, "C-A"), ids(store, "C-B"), ids(store, "C-none")) == (["T-1", "T-3"], ["T-2"], [])
+    assert store.recall("C-A")[0] == note("C-A", "T-1")
+
+
+def test_recall_hands_out_a_copy_not_the_stores_own_list(store):
+    store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    store.recall("C-A").append(note("C-A", "T-2"))
+    assert ids(store, "C-A") == ["T-1"]
+
+
+def test_forget_ticket_removes_that_memory_only(store):
+    for ticket in ("T-1", "T-2"):
+        store.save("C-A", note("C-A", ticket), p_remember=0.9, model="m")
+    store.forget_ticket("T-1")
+    assert ids(store, "C-A") == ["T-2"]
+
+
+def test_forget_customer_removes_their_memories_and_ledger_entries_only(store, memory):
+    run_earlier_tickets(memory)
+    memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    store.forget_customer("C-1042")
+    assert (ids(store, "C-1042"), ids(store, "C-2210")) == ([], ["T-102"])
+    assert {entry["customer"] for entry in ledger.LEDGER} == {"C-2210"}
+    if hasattr(store, "ledger"):
+        assert {entry["customer"] for entry in store.ledger()} == {"C-2210"}
+
+
+def test_the_wrapper_sends_the_same_requests_whatever_the_store(store, memory):
+    run_earlier_tickets(memory)
+    with_this_store, memory.CALLS[:] = list(memory.CALLS), []
+    memory.STORE, memory.MEMORIES = memory.DictStore(), type(memory.MEMORIES)(list)  # the published store, empty
+    run_earlier_tickets(memory)
+    assert with_this_store == memory.CALLS
 
 
 @pytest.fixture
 def sqlite_memory(memory, monkeypatch, tmp_path):
     """basic_memory, offline, with a SqliteStore in a temporary file."""
-    monkeypatch.setattr(memory, "STORE", memory.SqliteStore(tmp_path / "memories.sqlite"))
+    monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "memories.sqlite"))
     return memory
 
 
-def test_the_sqlite_store_sends_byte_for_byte_the_requests_of_the_dict_store(memory, tmp_path, monkeypatch):
-    run_earlier_tickets(memory)
-    with_dict, memory.CALLS[:] = list(memory.CALLS), []
-    monkeypatch.setattr(memory, "STORE", memory.SqliteStore(tmp_path / "memories.sqlite"))
-    run_earlier_tickets(memory)
-    assert memory.CALLS == with_dict
-
-
-def test_recall_returns_what_was_saved_in_order(sqlite_memory):
+def test_sqlite_keeps_who_which_ticket_p_remember_and_model(sqlite_memory):
     run_earlier_tickets(sqlite_memory)
-    assert sqlite_memory.memory_ids("C-1042") == ["T-101", "T-105"]
-    assert sqlite_memory.memory_ids("C-2210") == ["T-102"]
     assert [(c, t, p) for c, t, p, _ in sqlite_memory.STORE.saved()] == [
         ("C-1042", "T-101", 0.91), ("C-2210", "T-102", 0.91), ("C-1042", "T-105", 0.92)]
     assert {model for *_, model in sqlite_memory.STORE.saved()} == {"jev-1.13.0"}
 
 
-def test_one_customers_memories_never_reach_another_customers_state(sqlite_memory):
-    run_earlier_tickets(sqlite_memory)
-    for customer in sqlite_memory.CUSTOMERS:
-        sent = sqlite_memory.with_memories(sqlite_memory.later_state(customer, "Slow dashboards"))
-        assert {m["request"]["customer"]["id"] for m in sent[sqlite_memory.MEMORY_KEY]} == {customer}
-
-
-def test_forget_one_memory_then_a_customer(sqlite_memory):
+def test_forget_one_memory_then_a_customer_changes_the_answers(sqlite_memory):
     run_earlier_tickets(sqlite_memory)
     slow = sqlite_memory.later_state("C-1042", "Slow dashboards")
     assert sqlite_memory.STORE.forget_ticket("T-105") == 1
     assert sqlite_memory.routed(sqlite_memory.ask_with_memory(slow, sqlite_memory.ROUTE)) == "selfhosted_windows 0.99"
     assert sqlite_memory.STORE.forget_customer("C-1042") == 1
     assert sqlite_memory.routed(sqlite_memory.ask_with_memory(slow, sqlite_memory.ROUTE)) == "cloud_ops 0.80"
-    assert sqlite_memory.memory_ids("C-2210") == ["T-102"]
     assert sqlite_memory.STORE.forget_ticket("T-999") == 0
 
 
-def test_the_dict_store_forgets_the_same_way(memory):
-    run_earlier_tickets(memory)
-    memory.STORE.forget_ticket("T-105")
-    assert memory.memory_ids("C-1042") == ["T-101"]
-    memory.STORE.forget_customer("C-1042")
-    assert (memory.memory_ids("C-1042"), memory.memory_ids("C-2210")) == ([], ["T-102"])
+def test_a_forgotten_customer_is_nowhere_in_the_database_files(sqlite_memory, tmp_path):
+    run_earlier_tickets(sqlite_memory)
+    for customer in sqlite_memory.CUSTOMERS:
+        for message in sqlite_memory.LATER:
+            sqlite_memory.ask_with_memory(sqlite_memory.later_state(customer, message["subject"]), sqlite_memory.ROUTE)
+    sqlite_memory.STORE.forget_customer("C-1042")
+    on_disk = b"".join(path.read_bytes() for path in tmp_path.iterdir())  # the database and any journal beside it
+    harbor = [ticket for ticket in sqlite_memory.EARLIER if ticket["customer_id"] == "C-1042"]
+    gone = ["C-1042", "Harbor Logistics", "T-101", "T-105", "T-201", "T-202", "T-203"]
+    assert [text for text in gone + [t["text"][:40] for t in harbor] if text.encode() in on_disk] == []
+    assert all(text.encode() in on_disk for text in ["C-2210", "Fernwood Studio", "T-102", "T-204"])
+
+
+def test_a_failing_statement_is_rolled_back_and_leaves_the_file_as_it_was(sqlite_memory):
+    sqlite_memory.STORE.save("C-A", NOTE, p_remember=0.9, model="m")
+    with pytest.raises(sqlite3.IntegrityError):
+        sqlite_memory.STORE.execute("INSERT INTO memories (customer_id, request) VALUES (?, ?)", "C-A", "{}")
+    assert ids(sqlite_memory.STORE, "C-A") == ["T-1"]
 
 
 WRITER = """
-import sys, basic_memory as b
-store = b.SqliteStore(sys.argv[1])
+import sys, stores
+store = stores.SqliteStore(sys.argv[1])
 memory = {"request": {"customer": {"id": sys.argv[2]}, "ticket": {"id": "T-0"}}, "jev_answered": {}}
 for number in range(int(sys.argv[3])):
     memory["request"]["ticket"]["id"] = f"T-{number}"
@@ -70,15 +131,15 @@ for number in range(int(sys.argv[3])):
 """
 
 
-def test_two_processes_writing_at_once_lose_nothing(memory, tmp_path):
+@pytest.mark.slow
+def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     path, count = tmp_path / "shared.sqlite", 150
-    memory.SqliteStore(path)
+    SqliteStore(path)
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), customer, str(count)], cwd=ROOT / "notebooks")
                for customer in ("C-A", "C-B")]
     assert [writer.wait(timeout=120) for writer in writers] == [0, 0]
-    store = memory.SqliteStore(path)
     for customer in ("C-A", "C-B"):
-        assert [m["request"]["ticket"]["id"] for m in store.recall(customer)] == [f"T-{n}" for n in range(count)]
+        assert ids(SqliteStore(path), customer) == [f"T-{n}" for n in range(count)]
 
 
 def test_the_ledger_records_what_each_call_sent_and_got(sqlite_memory):
@@ -111,23 +172,22 @@ def test_the_ledger_says_live_for_a_live_call(memory, monkeypatch):
 @pytest.mark.parametrize("budget, kept", [(10_000, ["T-101", "T-105"]), (300, ["T-105"]), (100, [])])
 def test_the_budget_keeps_the_newest_memories_that_fit(memory, monkeypatch, budget, kept):
     run_earlier_tickets(memory)
-    budgeted = memory.BudgetedStore(memory.STORE, max_memory_tokens=budget, tokens_per_char=0.377)
+    budgeted = BudgetedStore(memory.STORE, max_memory_tokens=budget, tokens_per_char=0.377)
     monkeypatch.setattr(memory, "STORE", budgeted)
     assert memory.memory_ids("C-1042") == kept
     sent = memory.with_memories(memory.later_state("C-1042", "Slow dashboards"))
     assert sum(map(budgeted.estimated_tokens, sent.get(memory.MEMORY_KEY, []))) <= budget
-    budgeted.forget_ticket("T-101")  # the rest of the store's methods pass through
-    assert "T-101" not in memory.memory_ids("C-1042")
 
 
-def test_notebook_07s_fresh_process_fails_without_the_database_file():
-    notebook = nbformat.read(ROOT / "notebooks" / "07_memories_that_last.ipynb", as_version=4)
+@pytest.mark.slow
+def test_notebook_07s_fresh_process_fails_without_the_database_file(tmp_path):
+    folder = copy_of_the_repository(tmp_path) / "notebooks"
+    notebook = nbformat.read(folder / "07_memories_that_last.ipynb", as_version=4)
     fresh = next(i for i, cell in enumerate(notebook.cells) if cell.source.startswith("FRESH_PROCESS ="))
     committed = notebook.cells[fresh].outputs[0]["text"]
-    notebook.cells.insert(fresh, nbformat.v4.new_code_cell("DB_PATH.unlink()"))
-    execute(notebook, allow_errors=True)
+    notebook.cells[fresh:] = [nbformat.v4.new_code_cell("DB_PATH.unlink()"), notebook.cells[fresh]]
+    execute(notebook, allow_errors=True, folder=folder)
     outputs = notebook.cells[fresh + 1].outputs
     assert "6/6 later messages reached the expected team" in committed
     assert "6/6" not in "".join(output.get("text", "") for output in outputs)
     assert [output.ename for output in outputs if output.output_type == "error"] == ["RuntimeError"]
-    (ROOT / "notebooks" / "memories.sqlite").unlink(missing_ok=True)

@@ -1,0 +1,86 @@
+"""Running notebooks: in a fresh kernel of this Python environment, as readers run them, and what they asked Jev."""
+
+import json
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+from cooksafe import JsonCache
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
+
+from cookbook_tools.paths import NOTEBOOKS
+
+# Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
+# defines ask itself) and from the module's.
+REPORT_CALLS = """\
+import json as _json, basic_memory as _module
+_logs = {id(log): log for log in (globals().get("CALLS", []), _module.CALLS)}
+print(_json.dumps([call for log in _logs.values() for call in log]))"""
+KERNELS_STARTED = []  # the notebooks this process ran in a kernel, in order (the suite reports how many)
+
+
+def execute(notebook, allow_errors=False, folder=NOTEBOOKS):
+    """Run a notebook object top to bottom in a fresh kernel of this Python environment, in `folder` (notebooks/, or
+    the notebooks of a copy of the repository)."""
+    KERNELS_STARTED.append(notebook.metadata.get("name", "notebook"))
+    kernel = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
+    client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False, allow_errors=allow_errors,
+                            resources={"metadata": {"path": str(folder)}})
+    return client.execute()
+
+
+def reported_calls(notebook):
+    """The calls the REPORT_CALLS cell at the end of an executed notebook printed, removing that cell."""
+    report = notebook.cells.pop()
+    return [tuple(call) for call in json.loads(report.outputs[0]["text"])]
+
+
+def executed_with_calls(notebook_path):
+    """(the notebook as a fresh run left it, [(model, state_json, questions_json), ...] that its ask() answered)."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(REPORT_CALLS))
+    execute(notebook)
+    return notebook, reported_calls(notebook)
+
+
+def executed_as_readers_do(notebook_path, folder=NOTEBOOKS):
+    """Run a notebook the way readers do, in one kernel: each code cell twice in a row, then Run All again.
+    Returns .twice (the second run of each cell), .again (the notebook as Run All again left it) and .calls (what
+    its ask() answered)."""
+    cells = nbformat.read(notebook_path, as_version=4).cells
+    twice, second_runs = [], []
+    for cell in cells:
+        copies = [fresh_copy(cell) for _ in range(2 if cell.cell_type == "code" else 1)]
+        twice += copies
+        second_runs.append(copies[-1])
+    again = [fresh_copy(cell) for cell in cells]
+    notebook = nbformat.v4.new_notebook(cells=[*twice, *again, nbformat.v4.new_code_cell(REPORT_CALLS)])
+    execute(notebook, folder=folder)
+    calls = reported_calls(notebook)
+    return SimpleNamespace(twice=nbformat.v4.new_notebook(cells=second_runs),
+                           again=nbformat.v4.new_notebook(cells=again), calls=calls)
+
+
+def fresh_copy(cell):
+    """A new cell with this cell's type and source (and no outputs, ids or counts)."""
+    make = nbformat.v4.new_code_cell if cell.cell_type == "code" else nbformat.v4.new_markdown_cell
+    return make(cell.source)
+
+
+def cache_keys(calls):
+    """The keys cooksafe.JsonCache files these calls under, computed by JsonCache itself (an oracle for
+    replay.cache_key)."""
+    with tempfile.TemporaryDirectory() as folder:
+        keys_file = Path(folder) / "keys.json"
+        cache = JsonCache(keys_file)
+
+        @cache
+        def _system_one(model, state_json, questions_json):
+            return None
+
+        for call in calls:
+            _system_one(*call)
+        return set(json.loads(keys_file.read_text())) if keys_file.exists() else set()

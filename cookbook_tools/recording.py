@@ -1,0 +1,77 @@
+"""Re-recording the cache: run the notebooks against a copy, check it, put it in place whole; and the published run's
+requests (recorded_requests.json), which replay.py compares an off-script call with."""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from cookbook_tools.execution import cache_keys, executed_with_calls
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
+from replay import cache_key, cache_text, check_cache_file, lock_for, write_atomically
+
+REQUESTS_NAME = "recorded_requests.json"  # written beside the cache it describes
+
+
+def requests_text(calls):
+    """recorded_requests.json's text: each distinct request of `calls`, in order of first use, as
+    {"key", "model", "state", "questions"} (json.dumps of the state and questions gives the exact wire text)."""
+    requests = [{"key": cache_key(*call), "model": call[0], "state": json.loads(call[1]),
+                 "questions": json.loads(call[2])} for call in dict.fromkeys(calls)]
+    return json.dumps(requests, indent=1) + "\n"
+
+
+def published_run_calls():
+    """The calls of the published run (notebook 08's `replay_published_run`), made in this process."""
+    import published_run  # beside the notebooks: imported only once the caller has set up the cache
+
+    return published_run.replay_published_run()
+
+
+def notebook_calls(notebook_path):
+    return executed_with_calls(notebook_path)[1]
+
+
+def kept_entries(entries, used, prune):
+    """The entries to keep: all of them, or with `prune` only those the notebooks used."""
+    return {key: value for key, value in entries.items() if key in used} if prune else dict(entries)
+
+
+def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebook_calls):
+    """Run the notebooks (calls_of(path) runs one and returns its calls) against a copy of the cache, check the copy,
+    then atomically put it in place; with every notebook, also rewrite the published run's requests beside it."""
+    old = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    every_notebook = list(notebook_paths) == ENGLISH_NOTEBOOKS
+    handle, temp_name = tempfile.mkstemp(prefix=f".{cache_path.stem}-recording-", suffix=".json", dir=cache_path.parent)
+    os.close(handle)
+    temp = Path(temp_name)
+    before = os.environ.get("COOKBOOK_CACHE")
+    try:
+        temp.write_text(cache_text({} if fresh else old))
+        os.environ["COOKBOOK_CACHE"] = str(temp)
+        used = set()
+        for number, notebook_path in enumerate(notebook_paths, 1):
+            print(f"[{number}/{len(notebook_paths)}] {notebook_path.name}", flush=True)
+            used |= cache_keys(calls_of(notebook_path))
+        requests = requests_text(published_run_calls()) if every_notebook else None
+        check_cache_file(temp)
+        new = json.loads(temp.read_text())
+        if used - set(new):
+            raise RuntimeError(f"the recording lacks {len(used - set(new))} of the calls the notebooks made")
+        for key in sorted(set(new) - used) if every_notebook else []:
+            print(f"unused entry {key[:12]}… {'removed' if prune else 'kept (--prune removes it)'}")
+        new = kept_entries(new, used, prune)
+        write_atomically(cache_path, cache_text(new))
+        if requests is not None:
+            write_atomically(cache_path.with_name(REQUESTS_NAME), requests)
+        added = set(new) - set(old)
+        changed = {key for key in set(new) & set(old) if new[key] != old[key]}
+        print(f"{cache_path.name}: {len(new)} entries, {len(added)} new, {len(changed)} re-recorded with a different"
+              f" answer, {len(set(old) - set(new))} removed")
+    finally:
+        if before is None:
+            os.environ.pop("COOKBOOK_CACHE", None)
+        else:
+            os.environ["COOKBOOK_CACHE"] = before
+        temp.unlink(missing_ok=True)
+        Path(lock_for(temp).lock_file).unlink(missing_ok=True)
