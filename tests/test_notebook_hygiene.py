@@ -16,7 +16,7 @@ from run_notebooks import NOTEBOOK_PATHS
 NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
 PATHS = {path.name: path for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
 LOCAL_MODULES = {"basic_memory", "replay", "conftest", "export_module", "run_notebooks", "record_cache", "build_docs",
-                 "playground_links"}
+                 "playground_links", "classroom"}
 
 
 def code_cells(notebook):
@@ -27,7 +27,7 @@ def output_texts(notebook):
     for cell in code_cells(notebook):
         for output in cell.outputs:
             yield output.get("text", "")
-            yield from (value for key, value in output.get("data", {}).items() if not key.startswith("image/"))
+            yield from (value for key, value in output.get("data", {}).items() if key.startswith("text/"))
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
