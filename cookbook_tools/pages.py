@@ -35,7 +35,8 @@ MARKDOWN_PLUGINS = ["strikethrough", "table"]
 PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
   color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
 pre, code { background: #f6f8fa; font-size: 90%; } pre { padding: .8rem; overflow-x: auto; }
-a { color: #0969da; }"""
+a { color: #0969da; } a.anchor-link { display: none; margin-left: .3rem; text-decoration: none; }
+:hover > a.anchor-link { display: inline; }"""
 # mermaidx measures labels with DejaVu Sans, which has no CJK glyphs, so a Chinese label can come out wider than its
 # box: let it show past the box rather than be cut off (the Chinese diagram also asks mermaid for wider padding).
 DIAGRAM_STYLE = (".mermaid-diagram svg { max-width: 100%; height: auto; }"
