@@ -95,9 +95,10 @@ class RecordedCall:
 
 def recorded_routing_calls(requests_path=RECORDED_REQUESTS_PATH, cache_path=CACHE_PATH):
     """Every recorded routing call of a later message, in the order the run first sent it, with its recorded answer
-    and, where the gate was asked about that very call, P(remember)."""
-    requests = json.loads(requests_path.read_text())
+    and, where the gate was asked about that very call, P(remember). A request the cache has no answer for (while a
+    recording is still filling it in) is left out."""
     cache = json.loads(cache_path.read_text())
+    requests = [request for request in json.loads(requests_path.read_text()) if request["key"] in cache]
     subjects = [message["subject"] for message in LATER]
     gates = {json.dumps(request["state"], sort_keys=True): cache[request["key"]]["answers"]["remember"]["noul"]
              for request in requests if "remember" in request["questions"]}

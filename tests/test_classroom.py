@@ -168,3 +168,12 @@ def test_the_static_chart_has_a_panel_per_customer_and_message_and_a_bar_per_mem
             (call.memory_label, call.probabilities[call.expected]))
     assert panels == expected and len(panels) == 2 * len(LATER_SUBJECTS)
     classroom.plt.close(fig)
+
+
+def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
+    missing = next(r["key"] for r in REQUESTS if "team" in r["questions"] and r["state"]["ticket"]["id"] == "T-202")
+    cache_path = tmp_path / "json_cache.json"
+    cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
+    calls = classroom.recorded_routing_calls(cache_path=cache_path)
+    assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
+                                        call.customer == "C-1042" for call in calls)
