@@ -77,7 +77,7 @@ def output_texts(notebook):
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             yield output.get("text", "")
-            yield from (value for key, value in output.get("data", {}).items() if not key.startswith("image/"))
+            yield from (value for key, value in output.get("data", {}).items() if key.startswith("text/"))
 
 
 def recorded_requests():

@@ -1,11 +1,15 @@
-"""scripts/build_docs.py builds readable pages that work offline: a page per notebook, every local link resolving,
-nothing fetched from another host, llms.txt listing every Markdown page."""
+"""scripts/build_docs.py (over cookbook_tools/pages.py) builds readable pages that work offline: a page per notebook,
+every local link resolving, nothing fetched from another host, llms.txt listing every Markdown page. The template
+and the renderers are tested on their own first; the site is built once, into a temporary folder."""
 
 import re
+
 import nbformat
 import pytest
-from build_docs import build, notebook_paths, site_path
 from conftest import ROOT
+
+from cookbook_tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, SiteLinks, build,
+                                  markdown_page_text, notebook_paths, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
@@ -20,6 +24,67 @@ def links(page):
         return HTML_LINK.findall(page.read_text())
     return MARKDOWN_LINK.findall(re.sub(r"```.*?```", "", page.read_text(), flags=re.S))
 
+
+# The pieces
+
+NOTEBOOK = ROOT / "notebooks" / "01_tickets.ipynb"
+PAGE = site_path(NOTEBOOK)
+MARKDOWN = """See [notebook 02](02_routing.ipynb#Setup) and [the site](https://example.org/x.ipynb).
+
+Inline code stays: `[notebook 02](02_routing.ipynb)`.
+
+```python
+print("[notebook 02](02_routing.ipynb)")
+```
+"""
+
+
+def html_of(markdown):
+    import mistune
+    return mistune.create_markdown(renderer=PageRenderer(SiteLinks(NOTEBOOK, PAGE)))(markdown)
+
+
+def test_the_html_renderer_points_links_at_the_pages_and_leaves_code_and_other_hosts_alone():
+    rendered = html_of(MARKDOWN)
+    assert 'href="02_routing.html#Setup"' in rendered and 'href="https://example.org/x.ipynb"' in rendered
+    assert rendered.count("02_routing.ipynb") == 2  # in the code span and the code block
+
+
+def test_the_markdown_renderer_points_links_at_the_markdown_pages_and_leaves_code_alone():
+    rendered = markdown_page_text(MARKDOWN, SiteLinks(NOTEBOOK, PAGE, markdown_pages=True))
+    assert "[notebook 02](02_routing.md#Setup)" in rendered and "(https://example.org/x.ipynb)" in rendered
+    assert "`[notebook 02](02_routing.ipynb)`" in rendered and 'print("[notebook 02](02_routing.ipynb)")' in rendered
+    assert isinstance(MarkdownPageRenderer(SiteLinks(NOTEBOOK, PAGE)), MarkdownPageRenderer)
+
+
+def test_a_link_to_a_file_beside_the_notebooks_is_kept_for_copying_and_others_are_left_as_they_are():
+    links = SiteLinks(NOTEBOOK, PAGE)
+    assert links("replay.py") == "replay.py" and links.files == {ROOT / "notebooks" / "replay.py"}
+    assert links("../tests/test_docs.py") == "../tests/test_docs.py" and links("#Setup") == "#Setup"
+
+
+def test_the_html_renderer_draws_mermaid_as_svg():
+    rendered = html_of("```mermaid\nflowchart LR\n  A --> B\n```\n")
+    assert '<div class="mermaid-diagram"><svg' in rendered and "<code" not in rendered and "A --> B" not in rendered
+
+
+def test_the_notebook_template_loads_nothing_from_a_cdn_and_shows_a_widget_as_its_text():
+    notebook = nbformat.v4.new_notebook(metadata={"widgets": {"application/vnd.jupyter.widget-state+json": {
+        "state": {"abc": {}}, "version_major": 2, "version_minor": 0}}})
+    notebook.cells = [nbformat.v4.new_markdown_cell("$x^2$"), nbformat.v4.new_code_cell("w", outputs=[
+        nbformat.v4.new_output("display_data", data={"text/plain": "A widget as text", "application/vnd.jupyter."
+                                                     "widget-view+json": {"model_id": "abc", "version_major": 2}})])]
+    page, _ = NotebookPage(SiteLinks(NOTEBOOK, PAGE)).from_notebook_node(notebook, resources={"page_css": "p {}"})
+    assert "<script" not in page and "cdn" not in page.lower() and "unpkg" not in page
+    assert "A widget as text" in page and "<style>p {}</style>" in page
+
+
+def test_a_hidden_code_cell_starts_folded_on_both_pages(site):
+    for page in (site / "03_gate.html", site / "03_gate.md"):
+        assert page.read_text().count("<summary>Show the code</summary>") == 1, page.name
+
+
+# The site, built once
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
@@ -54,6 +119,22 @@ def test_next_links_point_at_pages_not_notebooks(site):
 def test_no_page_fetches_from_another_host(site):
     assert {page.name: FETCHES.findall(page.read_text()) for page in pages(site, ".html")
             if FETCHES.search(page.read_text())} == {}
+
+
+def test_no_page_runs_a_script(site):
+    assert [page.name for page in pages(site, ".html") if "<script" in page.read_text()] == []
+
+
+def test_every_page_closes_each_details_it_opens(site):
+    for page in [*pages(site, ".html"), *pages(site, ".md")]:
+        text = page.read_text()
+        assert text.count("<details") == text.count("</details>"), page.name
+
+
+def test_the_explorer_shows_as_text_and_its_static_chart_as_an_image_on_the_05_pages(site):
+    for page in (site / "05_probe_sequence.html", site / "05_probe_sequence.md"):
+        text = page.read_text()
+        assert "Memory explorer (runs in JupyterLab)" in text and "widget-view" not in text, page.name
 
 
 def test_diagrams_are_drawn_into_the_page(site):

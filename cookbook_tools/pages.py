@@ -1,0 +1,236 @@
+"""The cookbook's pages, built from the committed notebooks for reading offline: no re-execution, no network.
+
+For every notebook (the Chinese edition too): an HTML page and a Markdown page (prose, code, text outputs, images
+beside it). Beside them: index.html from the README, the teacher's guide, and llms.txt, an index of the Markdown
+pages for people and agents (https://llmstxt.org). It rests on nbconvert's and mistune's own extension points:
+
+- templates/page.html.j2 and page.md.j2 extend nbconvert's lab and markdown templates: the blocks that load
+  require.js, MathJax, mermaid and the widget manager from a CDN are empty, the page's CSS is a block, a widget
+  shows its text, and a cell JupyterLab shows collapsed starts collapsed. (A Try it answer folds itself: its output
+  is HTML <details>, see notebooks/classroom.py.)
+- PageRenderer (HTML) and MarkdownPageRenderer (Markdown) are mistune renderers that point local links at the pages
+  and draw mermaid diagrams as SVG at build time (mermaidx: mermaid.js in an embedded JavaScript engine); code spans
+  and code blocks are left as they are.
+"""
+
+import functools
+import html
+import re
+import shutil
+from pathlib import Path
+
+import mermaidx
+import mistune
+import nbformat
+from jinja2 import pass_context
+from mistune.renderers.markdown import MarkdownRenderer
+from nbconvert import HTMLExporter, MarkdownExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+GUIDES = [ROOT / "docs" / "teaching.md"]
+MARKDOWN_PLUGINS = ["strikethrough", "table"]
+PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
+  color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
+pre, code { background: #f6f8fa; font-size: 90%; } pre { padding: .8rem; overflow-x: auto; }
+a { color: #0969da; } a.anchor-link { display: none; margin-left: .3rem; text-decoration: none; }
+:hover > a.anchor-link { display: inline; }"""
+# mermaidx measures labels with DejaVu Sans, which has no CJK glyphs, so a Chinese label can come out wider than its
+# box: let it show past the box rather than be cut off (the Chinese diagram also asks mermaid for wider padding).
+DIAGRAM_STYLE = (".mermaid-diagram svg { max-width: 100%; height: auto; }"
+                 " .mermaid-diagram foreignObject { overflow: visible; }")
+NOTEBOOK_STYLE = DIAGRAM_STYLE + """
+details > summary { margin: .5rem 0; font: 600 14px system-ui, sans-serif; color: #0969da; cursor: pointer; }
+details.hidden-source > summary { margin-left: 70px; }"""
+
+
+def notebook_paths():
+    """Every notebook of the cookbook, the Chinese edition's too, in reading order."""
+    return sorted([*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS])
+
+
+def site_path(repo_path):
+    """Where a file of the repository lives in the site (relative to its root), or None if the site lacks it."""
+    resolved = repo_path.resolve()
+    if not resolved.is_relative_to(ROOT):
+        return None
+    relative = resolved.relative_to(ROOT)
+    if relative == Path("README.md"):
+        return Path("index.html")
+    if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks":
+        return Path(*relative.parts[1:]).with_suffix(".html")
+    if resolved in [guide.resolve() for guide in GUIDES]:
+        return Path(relative.name).with_suffix(".html")
+    if relative.parts[0] == "notebooks" and repo_path.is_file():
+        return Path(*relative.parts[1:])  # a module beside the notebooks, copied as it is
+    return None
+
+
+class SiteLinks:
+    """Rewrites the links of a text written at repository file `source` for the site page at `page` (a Markdown page
+    links the Markdown pages), and remembers the files they reach that the site copies as they are."""
+
+    def __init__(self, source, page, markdown_pages=False):
+        self.source, self.page, self.markdown_pages = source, page, markdown_pages
+        self.files = set()
+
+    def __call__(self, target):
+        path, _, anchor = target.partition("#")
+        if re.match(r"[a-z]+:", target) or not path:
+            return target
+        repo_path = self.source.parent / path
+        target_site = site_path(repo_path)
+        if target_site is None:
+            return target
+        if repo_path.is_file() and repo_path.suffix not in (".ipynb", ".md"):
+            self.files.add(repo_path)
+        if self.markdown_pages and target_site.suffix == ".html" and target_site.name != "index.html":
+            target_site = target_site.with_suffix(".md")
+        relative = Path(*([".."] * (len(self.page.parts) - 1)), target_site).as_posix()
+        return relative + ("#" + anchor if anchor else "")
+
+
+@functools.cache
+def mermaid_svg(source):
+    """A mermaid diagram drawn as SVG, offline."""
+    return mermaidx.render(source).svg()
+
+
+class PageRenderer(IPythonRenderer):
+    """nbconvert's Markdown-to-HTML renderer, with local links pointing at the pages and mermaid drawn as SVG."""
+
+    def __init__(self, links, **options):
+        super().__init__(escape=False, **options)
+        self.links = links
+
+    def link(self, text, url, title=None):
+        return super().link(text, self.links(url), title)
+
+    def image(self, text, url, title=None):
+        return super().image(text, self.links(url), title)
+
+    def block_code(self, code, info=None):
+        if info and info.split()[0] == "mermaid":
+            return f'<div class="mermaid-diagram">{mermaid_svg(code)}</div>\n'
+        return super().block_code(code, info)
+
+
+class MarkdownPageRenderer(MarkdownRenderer):
+    """Markdown back to Markdown, with local links pointing at the pages (mermaid stays a code block: GitHub and most
+    Markdown readers draw it)."""
+
+    def __init__(self, links):
+        super().__init__()
+        self.links = links
+
+    def link(self, token, state):
+        token["attrs"]["url"] = self.links(token["attrs"]["url"])
+        return super().link(token, state)
+
+    def image(self, token, state):
+        token["attrs"]["url"] = self.links(token["attrs"]["url"])
+        return super().image(token, state)
+
+
+def markdown_page_text(text, links):
+    return mistune.create_markdown(renderer=MarkdownPageRenderer(links), plugins=MARKDOWN_PLUGINS)(text)
+
+
+class NotebookPage(HTMLExporter):
+    """nbconvert's HTML exporter with the cookbook's template and renderer."""
+
+    def __init__(self, links):
+        super().__init__(template_name="lab", template_file="page.html.j2",
+                         extra_template_paths=[str(TEMPLATES)])
+        self.links = links
+
+    @pass_context
+    def markdown2html(self, context, source):
+        cell = context.get("cell", {})
+        renderer = PageRenderer(self.links, attachments=cell.get("attachments", {}),
+                                anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links)
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
+def notebook_pages(notebook_path, out):
+    """Write the notebook's HTML page and Markdown page (with its images beside it); return the files it links to."""
+    page = site_path(notebook_path)
+    notebook = nbformat.read(notebook_path, as_version=4)
+    html_links, markdown_links = SiteLinks(notebook_path, page), SiteLinks(notebook_path, page, markdown_pages=True)
+    body, _ = NotebookPage(html_links).from_notebook_node(notebook, resources={"page_css": NOTEBOOK_STYLE})
+    (out / page).parent.mkdir(parents=True, exist_ok=True)
+    (out / page).write_text(body)
+    exporter = MarkdownExporter(template_name="markdown", template_file="page.md.j2",
+                                extra_template_paths=[str(TEMPLATES)],
+                                filters={"site_markdown": lambda text: markdown_page_text(text, markdown_links)})
+    markdown, resources = exporter.from_notebook_node(notebook, resources={"output_files_dir": f"{page.stem}_files"})
+    (out / page.with_suffix(".md")).write_text(markdown)
+    for name, data in resources.get("outputs", {}).items():
+        (out / page.parent / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / page.parent / name).write_bytes(data)
+    return html_links.files | markdown_links.files
+
+
+def document_pages(source, out, title):
+    """A Markdown file of the repository (the README, a guide) as an HTML page, and as Markdown beside it; return the
+    files it links to."""
+    page = site_path(source)
+    text = source.read_text()
+    html_links, markdown_links = SiteLinks(source, page), SiteLinks(source, page, markdown_pages=True)
+    body = mistune.create_markdown(renderer=PageRenderer(html_links), plugins=MARKDOWN_PLUGINS)(text)
+    (out / page).write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                            f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}\n{DIAGRAM_STYLE}</style></head>"
+                            f"<body>\n{body}</body></html>\n")
+    (out / page.with_suffix(".md")).write_text(markdown_page_text(text, markdown_links))
+    return html_links.files | markdown_links.files
+
+
+def first_heading(text):
+    return next(line[2:].strip() for line in text.splitlines() if line.startswith("# "))
+
+
+def summary(notebook_path):
+    """The notebook's H1, and what it builds: its row of the README's notebook table, or else the first sentence of
+    its goal paragraph."""
+    first = nbformat.read(notebook_path, as_version=4).cells[0].source
+    row = re.search(rf"\]\(notebooks/{re.escape(notebook_path.name)}\) \| (.+?) \|$", (ROOT / "README.md").read_text(),
+                    re.M)
+    goal = " ".join(line for line in first.splitlines()[1:] if line.strip())
+    return first_heading(first), row.group(1) if row else re.split(r"(?<=[.。])\s*", goal, maxsplit=1)[0]
+
+
+def llms_txt(notebooks):
+    readme = (ROOT / "README.md").read_text()
+    lines = [f"# {first_heading(readme)}", "",
+             "> A read-and-run tutorial that gives TypeSafe's Jev model a memory: route support tickets with a Choice"
+             " question, save lasting facts with a Noul gate, and add each customer's memories to every later call."
+             " Every answer is replayed from 32 real recorded Jev responses, so it runs with no API key.", "",
+             "## Notebooks", ""]
+    chinese = [path for path in notebooks if path.name.endswith(".zh.ipynb")]
+    for heading, paths in (("Notebooks", [path for path in notebooks if path not in chinese]),
+                           ("Chinese edition (中文版)", chinese)):
+        lines += [] if heading == "Notebooks" else ["", f"## {heading}", ""]
+        lines += [f"- [{title}]({site_path(path).with_suffix('.md').as_posix()}): {goal}"
+                  for path in paths for title, goal in [summary(path)]]
+    lines += ["", "## Guides", "", "- [README](index.md): what the cookbook shows, how to run and test it",
+              *(f"- [{first_heading(guide.read_text())}]({site_path(guide).with_suffix('.md').as_posix()}):"
+                " a 45-minute lesson plan" for guide in GUIDES)]
+    return "\n".join(lines) + "\n"
+
+
+def build(out):
+    """Write the site into the folder `out`; return the notebooks it has pages for."""
+    out.mkdir(parents=True, exist_ok=True)
+    notebooks = notebook_paths()
+    copies = set()
+    for path in notebooks:
+        copies |= notebook_pages(path, out)
+    for document in [ROOT / "README.md", *GUIDES]:
+        copies |= document_pages(document, out, first_heading(document.read_text()))
+    for path in copies:
+        shutil.copyfile(path, out / site_path(path))
+    (out / "llms.txt").write_text(llms_txt(notebooks))
+    return notebooks

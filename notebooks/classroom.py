@@ -1,0 +1,233 @@
+"""Classroom aids beside the lesson (hand-written, not exported from the notebooks), tested in tests/test_classroom.py:
+
+- `folded_answer()`: what a Try it answer cell prints, shown folded under "Show the answer", wherever the notebook is
+  run or read (JupyterLab after Run All, GitHub, the pages);
+- `memory_explorer()`: the recorded run to browse in JupyterLab: pick a customer, a later message and one of the memory
+  sets the run actually sent with it; `recorded_routing_calls()` is its data, `small_multiples()` the same data as one
+  static chart for the pages and GitHub, where widgets cannot run.
+
+Everything shown comes from recorded_requests.json and the cache: nothing is asked, nothing can miss.
+"""
+
+import contextlib
+import html
+import io
+import json
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+from basic_memory import CUSTOMERS, EXPECTED, LATER, MEMORY_KEY, as_memory
+from IPython.display import display
+from replay import CACHE_PATH, HERE, playground_link
+from typesafe_sdk import Choice, SystemOneResponse
+
+RECORDED_REQUESTS_PATH = HERE.parent / "recorded_requests.json"
+SUMMARY = "Show the answer"
+
+
+# A folded answer
+
+class FoldedAnswer:
+    """Printed text that displays as HTML folded in <details> (as plain text where HTML cannot be shown)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def _repr_html_(self):
+        return f"<details><summary>{SUMMARY}</summary><pre>{html.escape(self.text)}</pre></details>"
+
+    def __repr__(self):
+        return self.text
+
+
+@contextlib.contextmanager
+def folded_answer():
+    """Fold what the block prints, so that a student predicts before opening it."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            yield
+    except BaseException:
+        print(printed.getvalue(), end="")  # a failing answer cell shows everything, the error included
+        raise
+    display(FoldedAnswer(printed.getvalue().rstrip("\n")))
+
+
+# The recorded routing calls of the later messages
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One routing call of the published run, as recorded: what was sent, and what Jev answered."""
+
+    customer: str
+    subject: str
+    memories: tuple  # the ticket ids of the memories sent with it, in the order sent
+    model: str
+    state: dict
+    questions: dict  # as sent: {question_id: question as JSON}
+    response: dict  # the cache's entry
+    p_remember: float | None  # P(remember) if the gate was asked about this very call
+
+    @property
+    def probabilities(self):
+        return self.response["answers"]["team"]["probabilities"]
+
+    @property
+    def choice(self):
+        return self.response["answers"]["team"]["choice"]
+
+    @property
+    def input_tokens(self):
+        return self.response["usage"]["input_tokens"]
+
+    @property
+    def expected(self):
+        return EXPECTED[self.customer][self.subject]
+
+    @property
+    def link(self):
+        return playground_link(self.state, self.questions, self.model)
+
+    @property
+    def memory_label(self):
+        return ", ".join(self.memories) or "none"
+
+
+def recorded_routing_calls(requests_path=RECORDED_REQUESTS_PATH, cache_path=CACHE_PATH):
+    """Every recorded routing call of a later message, in the order the run first sent it, with its recorded answer
+    and, where the gate was asked about that very call, P(remember). A request the cache has no answer for (while a
+    recording is still filling it in) is left out."""
+    cache = json.loads(cache_path.read_text())
+    requests = [request for request in json.loads(requests_path.read_text()) if request["key"] in cache]
+    subjects = [message["subject"] for message in LATER]
+    gates = {json.dumps(request["state"], sort_keys=True): cache[request["key"]]["answers"]["remember"]["noul"]
+             for request in requests if "remember" in request["questions"]}
+    calls = []
+    for request in requests:
+        state, questions = request["state"], request["questions"]
+        if "team" not in questions or state["ticket"]["subject"] not in subjects:
+            continue
+        response = cache[request["key"]]
+        # The gate's state is this call as a memory: the state without its memories, and Jev's answer.
+        plain = {key: value for key, value in state.items() if key != MEMORY_KEY}
+        memory = as_memory(plain, {"team": Choice.model_validate(questions["team"])},
+                           SystemOneResponse.model_validate(response))
+        calls.append(RecordedCall(
+            customer=state["customer"]["id"], subject=state["ticket"]["subject"],
+            memories=tuple(m["request"]["ticket"]["id"] for m in state.get(MEMORY_KEY, [])),
+            model=request["model"], state=state, questions=questions, response=response,
+            p_remember=gates.get(json.dumps(memory, sort_keys=True))))
+    return calls
+
+
+# Charts
+
+def bar_chart(ax, call):
+    """Jev's distribution over the teams for one call, the expected team's bar in green."""
+    teams = list(call.questions["team"]["criteria"])
+    colours = ["tab:green" if team == call.expected else "tab:gray" for team in teams]
+    labels = [f"{team} (expected)" if team == call.expected else team for team in teams]
+    bars = ax.barh(labels, [call.probabilities[team] for team in teams], color=colours)
+    ax.bar_label(bars, fmt="%.2f", padding=2, fontsize=8)
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel("Jev's probability")
+    ax.invert_yaxis()
+    return bars
+
+
+def small_multiples(calls):
+    """One panel per customer and later message, one group of bars per recorded memory set: P(expected team)."""
+    subjects = [message["subject"] for message in LATER]
+    fig, axes = plt.subplots(len(CUSTOMERS), len(subjects), figsize=(9, 5), sharey=True, squeeze=False)
+    for ax, (customer, subject) in zip(axes.flat, [(c, s) for c in CUSTOMERS for s in subjects], strict=True):
+        shown = [call for call in calls if (call.customer, call.subject) == (customer, subject)]
+        colours = ["tab:green" if call.choice == call.expected else "tab:red" for call in shown]
+        bars = ax.bar([call.memory_label for call in shown], [call.probabilities[call.expected] for call in shown],
+                      color=colours)
+        ax.bar_label(bars, fmt="%.2f", fontsize=8)
+        ax.set_title(f"{customer} · {subject}\nexpected: {EXPECTED[customer][subject]}", fontsize=9)
+        ax.set_ylim(0, 1.15)
+        ax.tick_params(axis="x", labelsize=8, rotation=20)
+    axes[0][0].set_ylabel("P(expected team)")
+    fig.suptitle("Jev's probability for the expected team, per memory set sent"
+                 " (green: Jev chose it; red: it chose another)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# The explorer
+
+def call_summary(call):
+    """The facts of one call as text: what the explorer shows beside its chart."""
+    gate = f"{call.p_remember:.2f}" if call.p_remember is not None else "not asked about this call"
+    return (f"{call.customer} · {call.subject} · memories: {call.memory_label}\n"
+            f"Jev chose {call.choice} ({call.probabilities[call.choice]:.2f}); expected {call.expected}"
+            f" ({call.probabilities[call.expected]:.2f})\n"
+            f"P(remember): {gate} · input tokens: {call.input_tokens}")
+
+
+def chart_png(call):
+    fig, ax = plt.subplots(figsize=(6.5, 3))
+    bar_chart(ax, call)
+    ax.set_title(f"{call.customer} · {call.subject} · memories: {call.memory_label}", fontsize=10)
+    fig.tight_layout()
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=80)
+    plt.close(fig)
+    return png.getvalue()
+
+
+def memory_explorer(calls=None):
+    """Three dropdowns over the recorded routing calls (customer, later message, memory set) and what Jev answered."""
+    import ipywidgets as widgets  # only the explorer needs it
+
+    class MemoryExplorer(widgets.VBox):
+        def __init__(self, calls):
+            self.calls = calls
+            self.customer = widgets.Dropdown(description="customer", options=[
+                (f"{c} · {CUSTOMERS[c]['company']}", c) for c in dict.fromkeys(call.customer for call in calls)])
+            self.subject = widgets.Dropdown(description="message")
+            self.memories = widgets.Dropdown(description="memories")
+            self.chart, self.facts = widgets.Image(format="png"), widgets.HTML()
+            super().__init__([widgets.HBox([self.customer, self.subject, self.memories]), self.chart, self.facts])
+            self.updating = False
+            for dropdown in (self.customer, self.subject, self.memories):
+                dropdown.observe(self.chosen, "value")
+            self.chosen()
+
+        def chosen(self, _change=None):
+            """Offer only what was recorded for the customer (and message) chosen, then show the call chosen."""
+            if self.updating:  # the dropdowns below are being set here
+                return
+            self.updating = True
+            try:
+                self.subject.options = list(dict.fromkeys(
+                    call.subject for call in self.calls if call.customer == self.customer.value))
+                self.subject.value = self.subject.value or self.subject.options[0]
+                self.memories.options = [(call.memory_label, call.memories) for call in self.calls
+                                         if (call.customer, call.subject) == (self.customer.value, self.subject.value)]
+                if self.memories.value is None:
+                    self.memories.value = self.memories.options[0][1]
+            finally:
+                self.updating = False
+            self.show()
+
+        @property
+        def shown(self):
+            """The recorded call the dropdowns point at."""
+            return next(call for call in self.calls if (call.customer, call.subject, call.memories)
+                        == (self.customer.value, self.subject.value, self.memories.value))
+
+        def show(self):
+            call = self.shown
+            self.chart.value = chart_png(call)
+            self.facts.value = (f"<pre>{html.escape(call_summary(call))}</pre>"
+                                f'<a href="{html.escape(call.link)}" target="_blank">Open this call in the TypeSafe'
+                                " playground</a>")
+
+        def _repr_mimebundle_(self, **kwargs):
+            bundle = super()._repr_mimebundle_(**kwargs)
+            bundle["text/plain"] = "Memory explorer (runs in JupyterLab): " + call_summary(self.shown)
+            return bundle
+
+    return MemoryExplorer(recorded_routing_calls() if calls is None else calls)

@@ -1,0 +1,179 @@
+"""notebooks/classroom.py: a Try it answer's output stays folded, and the memory explorer offers exactly the recorded
+routing calls of the later messages, shows what Jev answered to each, and follows its dropdowns."""
+
+import json
+
+import matplotlib
+import nbformat
+import pytest
+from conftest import CACHE_FILE, ROOT
+from lzstring import LZString
+
+matplotlib.use("Agg")
+import classroom  # noqa: E402
+import replay  # noqa: E402
+from export_module import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS  # noqa: E402
+
+FOLDED = "<details><summary>Show the answer</summary>"
+REQUESTS = json.loads((ROOT / "recorded_requests.json").read_text())
+CACHE = json.loads(CACHE_FILE.read_text())
+LATER_SUBJECTS = [message["subject"] for message in json.loads((ROOT / "data" / "tickets.json").read_text())
+                  ["later_messages"]]
+
+
+@pytest.fixture(scope="module")
+def calls():
+    return classroom.recorded_routing_calls()
+
+
+@pytest.fixture
+def explorer(calls):
+    return classroom.memory_explorer(calls)
+
+
+def choose(explorer, customer, subject, memories):
+    explorer.customer.value, explorer.subject.value, explorer.memories.value = customer, subject, memories
+    return explorer.shown
+
+
+@pytest.fixture(scope="module")
+def browsed(calls):
+    """{(customer, message, memory set): the call shown} for everything the dropdowns let a student pick, found by
+    picking (once: each pick draws a chart)."""
+    explorer, found = classroom.memory_explorer(calls), {}
+    for customer in [value for _, value in explorer.customer.options]:
+        explorer.customer.value = customer
+        for subject in explorer.subject.options:
+            explorer.subject.value = subject
+            for _, memories in explorer.memories.options:
+                explorer.memories.value = memories
+                found[(customer, subject, memories)] = explorer.shown
+    return found
+
+
+def decoded(link):
+    share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1]))
+    return share["selectedModels"][0], json.loads(share["documentText"]), json.loads(share["promptsText"])
+
+
+# A folded answer
+
+def test_a_folded_answer_is_html_details_around_the_escaped_text_with_a_plain_text_fallback():
+    answer = classroom.FoldedAnswer("x < 1 </details> <details>")
+    assert answer._repr_html_().startswith(FOLDED)
+    assert answer._repr_html_().count("<details") == answer._repr_html_().count("</details>") == 1
+    assert repr(answer) == "x < 1 </details> <details>"
+
+
+def test_folded_answer_displays_what_the_block_printed_and_prints_nothing(monkeypatch, capsys):
+    shown = []
+    monkeypatch.setattr(classroom, "display", shown.append)
+    with classroom.folded_answer():
+        print("T-205")
+    assert [answer.text for answer in shown] == ["T-205"] and capsys.readouterr().out == ""
+
+
+def test_a_failing_answer_block_prints_what_it_had_printed_and_raises(monkeypatch, capsys):
+    monkeypatch.setattr(classroom, "display", pytest.fail)
+    with pytest.raises(KeyError), classroom.folded_answer():
+        print("half an answer")
+        raise KeyError("T-999")
+    assert capsys.readouterr().out == "half an answer\n"
+
+
+@pytest.mark.parametrize("path", [*ENGLISH_NOTEBOOKS[:6], *CHINESE_NOTEBOOKS], ids=lambda path: path.name)
+def test_every_try_it_answer_is_committed_folded_with_its_source_hidden(path):
+    answers = [cell for cell in nbformat.read(path, as_version=4).cells
+               if cell.metadata.get("jupyter", {}).get("source_hidden")]
+    assert len(answers) == 1
+    outputs = answers[0].outputs
+    assert len(outputs) == 1 and outputs[0].data["text/html"].startswith(FOLDED), outputs
+
+
+# The explorer's data is the recording's
+
+def test_every_option_the_explorer_offers_is_a_recorded_call_with_its_recorded_answer(browsed):
+    for (customer, subject, memories), call in browsed.items():
+        key = replay.cache_key(call.model, json.dumps(call.state), json.dumps(call.questions))
+        assert key in {request["key"] for request in REQUESTS} and CACHE[key] == call.response
+        assert (call.customer, call.subject, call.memories) == (customer, subject, memories)
+
+
+def test_every_recorded_routing_call_of_a_later_message_is_offered(browsed):
+    recorded = [(r["state"]["customer"]["id"], r["state"]["ticket"]["subject"],
+                 tuple(m["request"]["ticket"]["id"] for m in r["state"].get("earlier_tickets_from_this_customer", [])))
+                for r in REQUESTS if "team" in r["questions"] and r["state"]["ticket"]["subject"] in LATER_SUBJECTS]
+    assert len(recorded) == 14
+    assert sorted(browsed) == sorted(recorded)
+
+
+def test_p_remember_is_the_gate_asked_about_that_very_call_and_absent_where_none_was(calls):
+    gates = [(r["state"], CACHE[r["key"]]["answers"]["remember"]["noul"]) for r in REQUESTS
+             if "remember" in r["questions"]]
+    for call in calls:
+        plain = {key: value for key, value in call.state.items() if key != "earlier_tickets_from_this_customer"}
+        chosen = call.questions["team"]["criteria"][call.choice]
+        about_this_call = [p for state, p in gates
+                           if state["request"] == plain and chosen in state["jev_answered"].values()]
+        assert about_this_call == ([call.p_remember] if call.p_remember is not None else []), call.memory_label
+    assert sum(call.p_remember is None for call in calls) == 2  # the plain "Upgrade failing" calls skip the wrapper
+
+
+def test_every_link_decodes_to_the_cached_request(calls):
+    for call in calls:
+        model, state, questions = decoded(call.link)
+        assert replay.cache_key(model, json.dumps(state), json.dumps(questions)) in CACHE
+
+
+# The explorer follows its dropdowns
+
+def test_choosing_another_call_updates_the_chart_the_gate_the_tokens_and_the_link(explorer):
+    before = choose(explorer, "C-1042", "More seats", ())
+    chart, facts = explorer.chart.value, explorer.facts.value
+    after = choose(explorer, "C-1042", "More seats", ("T-101",))
+    assert after != before and explorer.chart.value != chart and explorer.facts.value != facts
+    assert explorer.chart.value == classroom.chart_png(after)
+    assert f"P(remember): {after.p_remember:.2f}" in explorer.facts.value
+    assert f"input tokens: {after.input_tokens}" in explorer.facts.value
+    assert decoded(explorer.facts.value.split('href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")) == \
+        (after.model, after.state, after.questions)
+
+
+def test_another_customer_offers_only_that_customers_memory_sets_and_keeps_the_message(explorer):
+    choose(explorer, "C-1042", "More seats", ("T-101", "T-105"))
+    explorer.customer.value = "C-2210"
+    assert explorer.subject.value == "More seats"
+    assert [memories for _, memories in explorer.memories.options] == [(), ("T-102",)]
+    assert explorer.shown.memories == ()
+
+
+def test_the_bars_are_jevs_recorded_probabilities_with_the_expected_team_marked(calls):
+    call = calls[0]
+    fig, ax = classroom.plt.subplots()
+    bars = classroom.bar_chart(ax, call)
+    teams = list(call.questions["team"]["criteria"])
+    assert [bar.get_width() for bar in bars] == [call.probabilities[team] for team in teams]
+    marked = [label.get_text() for label in ax.get_yticklabels() if label.get_text().endswith("(expected)")]
+    assert marked == [f"{call.expected} (expected)"]
+    classroom.plt.close(fig)
+
+
+def test_the_static_chart_has_a_panel_per_customer_and_message_and_a_bar_per_memory_set(calls):
+    fig = classroom.small_multiples(calls)
+    panels = {ax.get_title().split("\n")[0]: [(t.get_text(), bar.get_height()) for t, bar in
+                                              zip(ax.get_xticklabels(), ax.patches, strict=True)] for ax in fig.axes}
+    expected = {}
+    for call in calls:
+        expected.setdefault(f"{call.customer} · {call.subject}", []).append(
+            (call.memory_label, call.probabilities[call.expected]))
+    assert panels == expected and len(panels) == 2 * len(LATER_SUBJECTS)
+    classroom.plt.close(fig)
+
+
+def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
+    missing = next(r["key"] for r in REQUESTS if "team" in r["questions"] and r["state"]["ticket"]["id"] == "T-202")
+    cache_path = tmp_path / "json_cache.json"
+    cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
+    calls = classroom.recorded_routing_calls(cache_path=cache_path)
+    assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
+                                        call.customer == "C-1042" for call in calls)
