@@ -28,6 +28,7 @@ def execute(notebook, allow_errors=False, folder=NOTEBOOKS):
     KERNELS_STARTED.append(notebook.metadata.get("name", "notebook"))
     kernel = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
     client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False, allow_errors=allow_errors,
+                            store_widget_state=False,
                             resources={"metadata": {"path": str(folder)}})
     return client.execute()
 

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 from basic_memory import CUSTOMERS, EXPECTED, LATER, MEMORY_KEY, as_memory
 from IPython.display import display
-from replay import CACHE_PATH, HERE, playground_link
+from replay import cache_path, playground_link, recorded_requests
 from typesafe_sdk import Choice, SystemOneResponse
 
-RECORDED_REQUESTS_PATH = HERE.parent / "recorded_requests.json"
 SUMMARY = "Show the answer"
 
 
@@ -93,12 +92,13 @@ class RecordedCall:
         return ", ".join(self.memories) or "none"
 
 
-def recorded_routing_calls(requests_path=RECORDED_REQUESTS_PATH, cache_path=CACHE_PATH):
+def recorded_routing_calls(cache_file=None):
     """Every recorded routing call of a later message, in the order the run first sent it, with its recorded answer
     and, where the gate was asked about that very call, P(remember). A request the cache has no answer for (while a
     recording is still filling it in) is left out."""
-    cache = json.loads(cache_path.read_text())
-    requests = [request for request in json.loads(requests_path.read_text()) if request["key"] in cache]
+    cache = json.loads((cache_file or cache_path()).read_text())
+    fields = ("key", "model", "state", "questions")
+    requests = [dict(zip(fields, request, strict=True)) for request in recorded_requests() if request[0] in cache]
     subjects = [message["subject"] for message in LATER]
     gates = {json.dumps(request["state"], sort_keys=True): cache[request["key"]]["answers"]["remember"]["noul"]
              for request in requests if "remember" in request["questions"]}

@@ -6,13 +6,12 @@ import json
 import matplotlib
 import nbformat
 import pytest
-from conftest import CACHE_FILE, ROOT
-from lzstring import LZString
+from conftest import CACHE_FILE, ROOT, decoded_link
 
 matplotlib.use("Agg")
 import classroom  # noqa: E402
 import replay  # noqa: E402
-from export_module import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS  # noqa: E402
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS  # noqa: E402
 
 FOLDED = "<details><summary>Show the answer</summary>"
 REQUESTS = json.loads((ROOT / "recorded_requests.json").read_text())
@@ -49,11 +48,6 @@ def browsed(calls):
                 explorer.memories.value = memories
                 found[(customer, subject, memories)] = explorer.shown
     return found
-
-
-def decoded(link):
-    share = json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1]))
-    return share["selectedModels"][0], json.loads(share["documentText"]), json.loads(share["promptsText"])
 
 
 # A folded answer
@@ -121,7 +115,7 @@ def test_p_remember_is_the_gate_asked_about_that_very_call_and_absent_where_none
 
 def test_every_link_decodes_to_the_cached_request(calls):
     for call in calls:
-        model, state, questions = decoded(call.link)
+        model, state, questions = decoded_link(call.link)
         assert replay.cache_key(model, json.dumps(state), json.dumps(questions)) in CACHE
 
 
@@ -135,7 +129,7 @@ def test_choosing_another_call_updates_the_chart_the_gate_the_tokens_and_the_lin
     assert explorer.chart.value == classroom.chart_png(after)
     assert f"P(remember): {after.p_remember:.2f}" in explorer.facts.value
     assert f"input tokens: {after.input_tokens}" in explorer.facts.value
-    assert decoded(explorer.facts.value.split('href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")) == \
+    assert decoded_link(explorer.facts.value.split('href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")) == \
         (after.model, after.state, after.questions)
 
 
@@ -174,6 +168,6 @@ def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
     missing = next(r["key"] for r in REQUESTS if "team" in r["questions"] and r["state"]["ticket"]["id"] == "T-202")
     cache_path = tmp_path / "json_cache.json"
     cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
-    calls = classroom.recorded_routing_calls(cache_path=cache_path)
+    calls = classroom.recorded_routing_calls(cache_file=cache_path)
     assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
                                         call.customer == "C-1042" for call in calls)
