@@ -2,8 +2,13 @@
 
 import importlib.util
 import itertools
+import os
 import shutil
+import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -105,3 +110,75 @@ def second_run():
             CACHE_FILE.write_bytes(before)
         requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=before, cache_after=after, requests=requests)
+
+
+# The classroom kit's end-to-end check (tests/test_classroom_kit.py) builds a kit, installs it into a fresh venv and
+# runs a notebook from it: about 45 s, mostly waiting on pip and a kernel. It starts in the background as soon as the
+# session's tests are chosen, and its test runs last, so that the rest of the suite runs meanwhile.
+KIT_TEST = "test_kit_installs_offline_and_runs_a_notebook"
+KIT_NOTEBOOK = "06_final_comparison.ipynb"
+
+
+class KitInstall(threading.Thread):
+    """Build a kit for this machine in a temporary folder, install it into a fresh .venv inside it as a student
+    would (pip --no-index, with no pip configuration and no reachable proxy: nothing can come from elsewhere), then
+    execute a notebook of the kit with that venv's jupyter. `steps` records each command's result."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
+        self.kit, self.executed = self.folder / "kit", self.folder / "executed"
+        self.steps = []
+
+    def offline_environment(self):
+        """A student's shell: no pip configuration, no Jupyter or Python settings of this machine, an empty home,
+        no key, and any network attempt sent to a closed local port."""
+        kept = {name: value for name, value in os.environ.items()
+                if not name.startswith(("PIP_", "JUPYTER", "PYTHON", "VIRTUAL_ENV", "TYPESAFE_", "COOKBOOK_"))}
+        closed = "http://127.0.0.1:9"
+        return kept | {"PIP_CONFIG_FILE": os.devnull, "HOME": str(self.folder / "home"), "http_proxy": closed,
+                       "https_proxy": closed, "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "no_proxy": ""}
+
+    def step(self, name, command, **options):
+        started = time.monotonic()
+        result = subprocess.run(command, capture_output=True, text=True, **options)
+        self.steps.append(SimpleNamespace(name=name, command=command, returncode=result.returncode,
+                                          output=(result.stdout + result.stderr)[-3000:],
+                                          seconds=time.monotonic() - started))
+        return result.returncode == 0
+
+    def run(self):
+        venv_bin = self.kit / ".venv" / "bin"
+        offline = {"cwd": self.kit, "env": self.offline_environment()}
+        (self.folder / "home").mkdir()
+        self.step("build", [sys.executable, str(ROOT / "scripts" / "classroom_kit.py"), "--out", str(self.kit)]) \
+            and self.step("venv", [sys.executable, "-m", "venv", ".venv"], **offline) \
+            and self.step("install", [str(venv_bin / "pip"), "install", "--no-index", "--find-links", "wheels",
+                                      "-r", "requirements.txt", "--no-compile", "--disable-pip-version-check"],
+                          **offline) \
+            and self.step("notebook", [str(venv_bin / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                                       KIT_NOTEBOOK, "--output-dir", str(self.executed)],
+                          cwd=self.kit / "notebooks", env=offline["env"])
+
+    def cleanup(self):
+        self.join(timeout=600)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.name == KIT_TEST)  # stable: only the kit's test moves, to the end
+
+
+def pytest_collection_finish(session):
+    if any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly:
+        session.config.kit_install = KitInstall()
+        session.config.add_cleanup(session.config.kit_install.cleanup)
+        session.config.kit_install.start()
+
+
+@pytest.fixture(scope="session")
+def kit_install(pytestconfig):
+    """The classroom kit's background check (KitInstall), finished."""
+    pytestconfig.kit_install.join(timeout=600)
+    return pytestconfig.kit_install
