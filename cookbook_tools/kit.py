@@ -32,9 +32,12 @@ from cookbook_tools.paths import CACHE_FILE, NOTEBOOKS, RECORDED_REQUESTS_FILE, 
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
-KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, REQUIREMENTS_FILE]
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE]
 KIT_FOLDERS = [NOTEBOOKS, ROOT / "data"]
 README_TITLE = "The cookbook's classroom kit"
+# The sections of requirements.txt that students need: the cookbook and JupyterLab. The pages come built (site/), and
+# the tests stay with the repository; mermaidx, which builds the pages, has no wheel for Intel Macs at all.
+STUDENT_SECTIONS = ("# The cookbook", "# Opening and running the notebooks")
 # Published on PyPI as source only: built here once into a pure-Python wheel, so that nothing compiles in class.
 SOURCE_ONLY = {"lzstring"}
 THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -110,6 +113,21 @@ def targets(platforms, pythons):
     return [Target(system, python) for system in systems for python in pythons]
 
 
+def student_requirements(path=REQUIREMENTS_FILE):
+    """The text of the kit's requirements.txt: the sections of `path` that students need (STUDENT_SECTIONS), comments
+    and pins as they are."""
+    kept, keeping, found = [], False, set()
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("#"):
+            keeping = next((section for section in STUDENT_SECTIONS if line.startswith(section)), None)
+            found.add(keeping)
+        if keeping:
+            kept.append(line)
+    if not found.issuperset(STUDENT_SECTIONS):
+        raise KitError(f"{path} has no section {sorted(set(STUDENT_SECTIONS) - found)}: see kit.STUDENT_SECTIONS")
+    return "\n".join(kept) + "\n"
+
+
 def requirements(path=REQUIREMENTS_FILE):
     """The requirements of a requirements file (comments and blank lines left out)."""
     lines = (line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines())
@@ -157,8 +175,8 @@ To read without installing anything: open site/index.html in a browser, straight
 
 
 def copy_project(out, root=ROOT):
-    """Copy the notebooks, data, recorded answers and requirements from `root` into `out`, leaving out what git
-    ignores (.venv, caches, checkpoints, SQLite files, locks) and .git."""
+    """Copy the notebooks, data and recorded answers from `root` into `out`, leaving out what git ignores (.venv,
+    caches, checkpoints, SQLite files, locks) and .git; write the students' requirements.txt."""
     ignore = shutil.ignore_patterns(".git", *ignored_patterns(root))
     for folder in KIT_FOLDERS:
         source = root / folder.relative_to(ROOT)
@@ -166,6 +184,7 @@ def copy_project(out, root=ROOT):
         shutil.copytree(source, out / source.name, ignore=ignore)
     for file in KIT_FILES:
         shutil.copy2(root / file.relative_to(ROOT), out / file.name)
+    (out / "requirements.txt").write_text(student_requirements(root / "requirements.txt"))
 
 
 def ignored_patterns(root=ROOT):
@@ -294,18 +313,20 @@ def folder_size(path):
 
 
 def build(out, kit_targets, index_url=PYPI, report=print):
-    """Build the classroom kit into `out` for `kit_targets`. An existing kit's wheelhouse is kept and added to."""
+    """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced)."""
     out = Path(out).resolve()
     check_out_folder(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "README.txt").write_text(readme_text(kit_targets))
     wheelhouse = out / "wheels"
-    wheelhouse.mkdir(parents=True, exist_ok=True)
-    roots = requirements()
+    shutil.rmtree(wheelhouse, ignore_errors=True)
+    wheelhouse.mkdir()
+    report("copying the notebooks, data and recorded answers; building the pages")
+    copy_project(out)
+    build_site(out)
+    roots = requirements(out / "requirements.txt")
     build_source_only(wheelhouse, roots, index_url, report)
     for number, target in enumerate(kit_targets, 1):
         report(f"[{number}/{len(kit_targets)}] {target.label}")
         download(wheelhouse, target, roots, index_url, report)
-    report("copying the notebooks, data and recorded answers; building the pages")
-    copy_project(out)
-    build_site(out)
-    (out / "README.txt").write_text(readme_text(kit_targets))
     return out

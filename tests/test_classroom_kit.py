@@ -49,8 +49,35 @@ def test_requirements_are_read_without_comments_and_blank_lines(tmp_path):
     assert [str(requirement) for requirement in kit.requirements(path)] == ["lzstring==1.0.4", "ruff==0.17.6"]
 
 
-def test_every_package_built_from_source_is_a_requirement():
-    assert kit.SOURCE_ONLY <= {requirement.name for requirement in kit.requirements()}
+STUDENT_REQUIREMENTS = """# The cookbook
+lzstring==1.0.4
+# Building the offline pages
+mermaidx==0.10.1
+# Opening and running the notebooks
+jupyterlab==4.6.6
+# Tests
+pytest==9.2.0
+"""
+
+
+def test_the_kit_installs_the_cookbook_and_jupyterlab_not_the_page_builder_or_the_tests(tmp_path):
+    path = tmp_path / "requirements.txt"
+    path.write_text(STUDENT_REQUIREMENTS)
+    assert kit.student_requirements(path) == "# The cookbook\nlzstring==1.0.4\n# Opening and running the " \
+                                             "notebooks\njupyterlab==4.6.6\n"
+
+
+def test_a_renamed_requirements_section_stops_the_build(tmp_path):
+    path = tmp_path / "requirements.txt"
+    path.write_text(STUDENT_REQUIREMENTS.replace("# Opening and running", "# Running"))
+    with pytest.raises(kit.KitError, match="no section"):
+        kit.student_requirements(path)
+
+
+def test_every_package_built_from_source_is_a_students_requirement(tmp_path):
+    path = tmp_path / "requirements.txt"
+    path.write_text(kit.student_requirements())
+    assert kit.SOURCE_ONLY <= {requirement.name for requirement in kit.requirements(path)}
 
 
 def test_a_target_takes_its_own_wheels_only():
@@ -103,9 +130,10 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     for name in ["notebooks/01_tickets.ipynb", "notebooks/replay.py", "notebooks/.ipynb_checkpoints/01.ipynb",
                  "notebooks/__pycache__/replay.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
                  "notebooks/.git/HEAD", "data/tickets.json", "json_cache.json", "recorded_requests.json",
-                 "requirements.txt", ".venv/bin/python", ".git/HEAD"]:
+                 ".venv/bin/python", ".git/HEAD"]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
+    (root / "requirements.txt").write_text((ROOT / "requirements.txt").read_text())
     (root / ".gitignore").write_text((ROOT / ".gitignore").read_text())
     out.mkdir()
     kit.copy_project(out, root)
