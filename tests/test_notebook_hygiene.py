@@ -16,7 +16,7 @@ from run_notebooks import NOTEBOOK_PATHS
 NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
 PATHS = {path.name: path for path in [*NOTEBOOK_PATHS, *CHINESE_NOTEBOOKS]}
 LOCAL_MODULES = {"basic_memory", "replay", "conftest", "export_module", "run_notebooks", "record_cache", "build_docs",
-                 "playground_links"}
+                 "playground_links", "cookbook_tools", "classroom_kit"}
 
 
 def code_cells(notebook):
