@@ -242,7 +242,7 @@ def pip_environment():
 
 
 def run_pip(arguments, label, report):
-    """Run pip (with this machine's configuration ignored), reporting each package it collects as
+    """Run pip (with this machine's configuration ignored), reporting each package it collects as a transient
     "label: package n (name)"; raise KitError with pip's last lines if it fails."""
     command = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", *arguments]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -252,7 +252,7 @@ def run_pip(arguments, label, report):
         lines.append(line.rstrip())
         if line.startswith(("Collecting ", "Processing ")):
             count += 1
-            report(f"{label}: package {count} ({line.split()[1]})")
+            report(f"{label}: package {count} ({line.split()[1]})", transient=True)
     if process.wait():
         raise KitError(f"pip failed for {label}:\n" + "\n".join(lines[-15:]))
     return count
@@ -312,8 +312,15 @@ def folder_size(path):
     return sum(file.stat().st_size for file in Path(path).rglob("*") if file.is_file())
 
 
-def build(out, kit_targets, index_url=PYPI, report=print):
-    """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced)."""
+def print_steps(message, transient=False):
+    """Print what the build does, without the transient package counts."""
+    if not transient:
+        print(message)
+
+
+def build(out, kit_targets, index_url=PYPI, report=print_steps):
+    """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced). `report(message,
+    transient)` is told each step, and each package as pip collects it (transient=True)."""
     out = Path(out).resolve()
     check_out_folder(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ read, so the kit holds what any machine would get. Installing from the kit and r
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository's root, for cookbook_tools
@@ -17,13 +18,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 from cookbook_tools import kit  # noqa: E402
 
 
-def progress(message):
-    """A package count rewrites one line in a terminal (the download is long); other messages get their own line."""
-    counting = ": package " in message
-    if sys.stdout.isatty():
-        print(("\r\033[K" if counting else "\r\033[K\n") + message, end="" if counting else "\n", flush=True)
-    elif not counting or message.split(": package ")[1].split()[0].endswith("0"):
-        print(message, flush=True)
+class Progress:
+    """In a terminal, package counts rewrite one line; elsewhere (a log) one is printed every few seconds, so that the
+    long download shows it is alive."""
+
+    def __init__(self, every=5.0):
+        self.every, self.printed = every, 0.0
+
+    def __call__(self, message, transient=False):
+        if sys.stdout.isatty():
+            print("\r\033[K" + message, end="" if transient else "\n", flush=True)
+        elif not transient:
+            print(message, flush=True)
+        elif time.monotonic() - self.printed >= self.every:
+            print(message, flush=True)
+            self.printed = time.monotonic()
 
 
 def main():
@@ -37,7 +46,7 @@ def main():
     arguments = parser.parse_args()
     try:
         out = kit.build(arguments.out, kit.targets(arguments.platform, arguments.python), arguments.index_url,
-                        report=progress)
+                        report=Progress())
     except kit.KitError as error:
         sys.exit(f"classroom_kit: {error}")
     print(f"built {out} ({kit.folder_size(out) / 1e6:.0f} MB): copy it to the laptops; {out / 'README.txt'} says "

@@ -171,3 +171,12 @@ def text_outputs(notebook):
     """Each code cell's printed text (stdout), in order."""
     return [output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
             for output in cell.get("outputs", []) if output.get("name") == "stdout"]
+
+
+def test_progress_in_a_log_prints_every_step_and_a_package_count_now_and_then(capsys):
+    from classroom_kit import Progress
+    progress = Progress(every=60)
+    for message, transient in [("[1/2] Windows", False), ("Windows: package 1 (a)", True),
+                               ("Windows: package 2 (b)", True), ("[2/2] Linux", False)]:
+        progress(message, transient=transient)
+    assert capsys.readouterr().out.splitlines() == ["[1/2] Windows", "Windows: package 1 (a)", "[2/2] Linux"]
