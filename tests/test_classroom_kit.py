@@ -168,9 +168,10 @@ def test_kit_installs_offline_and_runs_a_notebook(kit_install):
 
 
 def text_outputs(notebook):
-    """Each code cell's printed text (stdout), in order."""
-    return [output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
-            for output in cell.get("outputs", []) if output.get("name") == "stdout"]
+    """The code cells' printed text and Markdown outputs (the tables of answers), in order."""
+    return [output.get("text") or output["data"]["text/markdown"] for cell in notebook.cells
+            if cell.cell_type == "code" for output in cell.get("outputs", [])
+            if output.get("name") == "stdout" or "text/markdown" in output.get("data", {})]
 
 
 def test_progress_in_a_log_prints_every_step_and_a_package_count_now_and_then(capsys):
