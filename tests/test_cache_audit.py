@@ -29,6 +29,19 @@ def test_running_the_notebooks_leaves_the_cache_byte_identical(second_run):
     assert second_run.cache_after == second_run.cache_before == CACHE_FILE.read_bytes()
 
 
+def coalesced_streams(outputs):
+    """The outputs with consecutive pieces of one stream joined, as nbval joins them: a busy kernel may send one
+    print's text in two messages."""
+    joined = []
+    for output in outputs:
+        if output.get("output_type") == "stream" and joined and joined[-1].get("output_type") == "stream" \
+                and joined[-1].get("name") == output.get("name"):
+            joined[-1] = joined[-1] | {"text": joined[-1]["text"] + output["text"]}
+        else:
+            joined.append(output)
+    return joined
+
+
 def sanitized_outputs(notebook):
     """Each code cell's outputs as text, with tests/sanitize.cfg applied and images left out (as nbval does)."""
     config = configparser.ConfigParser()
@@ -38,7 +51,7 @@ def sanitized_outputs(notebook):
     for cell in notebook.cells:
         if cell.cell_type == "code":
             outputs = [{key: value for key, value in output.get("data", {}).items() if not key.startswith("image/")}
-                       | {"text": output.get("text", "")} for output in cell.outputs]
+                       | {"text": output.get("text", "")} for output in coalesced_streams(cell.outputs)]
             text = json.dumps(outputs, sort_keys=True)
             for regex, replace in patterns:
                 text = re.sub(regex, replace, text)
