@@ -44,13 +44,14 @@ def main():
                         help=f"the students' Python versions, 3.11 to 3.14 (default: this one, {kit.THIS_PYTHON})")
     parser.add_argument("--index-url", default=kit.PYPI, help="a mirror of PyPI to download from (default: PyPI)")
     arguments = parser.parse_args()
+    progress = Progress()
     try:
         out = kit.build(arguments.out, kit.targets(arguments.platform, arguments.python), arguments.index_url,
-                        report=Progress())
+                        report=progress)
     except kit.KitError as error:
-        sys.exit(f"classroom_kit: {error}")
-    print(f"built {out} ({kit.folder_size(out) / 1e6:.0f} MB): copy it to the laptops; {out / 'README.txt'} says "
-          "what students type")
+        sys.exit(f"\nclassroom_kit: {error}")
+    progress(f"built {out} ({kit.folder_size(out) / 1e6:.0f} MB): copy it to the laptops; {out / 'README.txt'} says "
+             "what students type")
 
 
 if __name__ == "__main__":
