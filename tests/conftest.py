@@ -10,6 +10,7 @@ import pytest
 from cookbook_tools import execution
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
+from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
 
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
@@ -17,11 +18,14 @@ CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    """nbval's notebook cells are slow: each notebook starts a kernel."""
+    """nbval's notebook cells are slow: each notebook starts a kernel. The classroom kit's test goes last: its check
+    runs in the background meanwhile (tests/kit_install.py)."""
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.name == KIT_TEST)  # stable: only the kit's test moves
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -144,3 +148,17 @@ def readers_run(tmp_path_factory):
         requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=CACHE_FILE.read_bytes(),
                            cache_after=(copy / CACHE_FILE.name).read_bytes(), requests=requests)
+
+
+def pytest_collection_finish(session):
+    if any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly:
+        session.config.kit_install = KitInstall()
+        session.config.add_cleanup(session.config.kit_install.cleanup)
+        session.config.kit_install.start()
+
+
+@pytest.fixture(scope="session")
+def kit_install(pytestconfig):
+    """The classroom kit's background check (KitInstall), finished."""
+    pytestconfig.kit_install.join(timeout=600)
+    return pytestconfig.kit_install

@@ -1,0 +1,339 @@
+"""The classroom kit: one folder that a teacher copies to student laptops (a USB stick, a shared drive), from which the
+cookbook installs and runs with no network at all.
+
+The folder holds a wheelhouse (wheels/: every package the requirements need, as wheels, for each system and Python the
+teacher names; pip picks the right one per laptop), the notebooks, the data, the recorded answers, requirements.txt,
+the built pages (site/) and README.txt, the two commands a student types.
+
+pip download evaluates environment markers (`pywinpty; os_name == "nt"`) for the machine it runs on, not for the
+--platform it is given, so a Windows wheelhouse built on Linux would lack Windows-only packages and fail in class.
+Each target's wheelhouse is therefore checked against every wheel's own requirements, with the markers evaluated for
+that target, and what is missing is downloaded too.
+"""
+
+import email
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.tags import compatible_tags, cpython_tags, mac_platforms, platform_tags
+from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import Version
+
+from cookbook_tools.paths import CACHE_FILE, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
+
+PYPI = "https://pypi.org/simple"
+REQUIREMENTS_FILE = ROOT / "requirements.txt"
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE]
+KIT_FOLDERS = [NOTEBOOKS, ROOT / "data"]
+README_TITLE = "The cookbook's classroom kit"
+# The sections of requirements.txt that students need: the cookbook and JupyterLab. The pages come built (site/), and
+# the tests stay with the repository; mermaidx, which builds the pages, has no wheel for Intel Macs at all.
+STUDENT_SECTIONS = ("# The cookbook", "# Opening and running the notebooks")
+# Published on PyPI as source only: built here once into a pure-Python wheel, so that nothing compiles in class.
+SOURCE_ONLY = {"lzstring"}
+THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+# The oldest systems the kit's wheels are chosen for: glibc 2.28 (Debian 10, Ubuntu 20.04, RHEL 8) and macOS 11.
+MANYLINUX = [f"manylinux_2_{minor}_x86_64" for minor in range(28, 4, -1)] + [
+    "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
+POSIX = {"os_name": "posix"}
+SYSTEMS = {
+    # name: (label, platform tags, marker values)
+    "windows": ("Windows x86-64", ["win_amd64"],
+                {"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64"}),
+    "macos-arm64": ("macOS 11+ on Apple silicon (arm64)", list(mac_platforms((11, 0), "arm64")),
+                    POSIX | {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"}),
+    "macos-x86_64": ("macOS 11+ on Intel (x86_64)", list(mac_platforms((11, 0), "x86_64")),
+                     POSIX | {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "x86_64"}),
+    "linux": ("Linux x86-64 (glibc 2.28+)", MANYLINUX,
+              POSIX | {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64"}),
+}
+# What --platform accepts: a system above, both macOS kinds at once, or the machine the kit is built on.
+PLATFORM_CHOICES = {"this": ["this"], "macos": ["macos-arm64", "macos-x86_64"]} | {name: [name] for name in SYSTEMS}
+
+
+class KitError(Exception):
+    """The kit could not be built; the message says why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One system and one Python version the wheelhouse serves (system "this": the machine building the kit)."""
+    system: str
+    python: str
+
+    @property
+    def label(self):
+        system = f"{platform.system()} {platform.machine()}" if self.system == "this" else SYSTEMS[self.system][0]
+        return f"{system}, Python {self.python}"
+
+    @property
+    def windows(self):
+        return self.environment()["os_name"] == "nt"
+
+    @property
+    def platforms(self):
+        return list(platform_tags()) if self.system == "this" else SYSTEMS[self.system][1]
+
+    @property
+    def abi(self):
+        return "cp" + self.python.replace(".", "")
+
+    def pip_options(self):
+        """pip download's options that pick this target's wheels."""
+        platforms = [option for platform in self.platforms for option in ("--platform", platform)]
+        return platforms + ["--python-version", self.python, "--implementation", "cp", "--abi", self.abi]
+
+    def tags(self):
+        """Every wheel tag a CPython of this version on this system installs."""
+        version = tuple(int(part) for part in self.python.split("."))
+        return set(cpython_tags(version, [self.abi], self.platforms)) | set(
+            compatible_tags(version, self.abi, self.platforms))
+
+    def environment(self):
+        """The values environment markers are evaluated with on this target."""
+        machine = default_environment() if self.system == "this" else {
+            "implementation_name": "cpython", "platform_python_implementation": "CPython",
+            "platform_release": "", "platform_version": ""} | SYSTEMS[self.system][2]
+        full = f"{self.python}.0" if self.python != THIS_PYTHON else machine.get("python_full_version", "")
+        return machine | {"python_version": self.python, "python_full_version": full, "implementation_version": full}
+
+
+def targets(platforms, pythons):
+    """The targets for --platform and --python (names as in PLATFORM_CHOICES; versions as "3.12")."""
+    systems = list(dict.fromkeys(system for name in platforms for system in PLATFORM_CHOICES[name]))
+    return [Target(system, python) for system in systems for python in pythons]
+
+
+def student_requirements(path=REQUIREMENTS_FILE):
+    """The text of the kit's requirements.txt: the sections of `path` that students need (STUDENT_SECTIONS), comments
+    and pins as they are."""
+    kept, keeping, found = [], False, set()
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("#"):
+            keeping = next((section for section in STUDENT_SECTIONS if line.startswith(section)), None)
+            found.add(keeping)
+        if keeping:
+            kept.append(line)
+    if not found.issuperset(STUDENT_SECTIONS):
+        raise KitError(f"{path} has no section {sorted(set(STUDENT_SECTIONS) - found)}: see kit.STUDENT_SECTIONS")
+    return "\n".join(kept) + "\n"
+
+
+def requirements(path=REQUIREMENTS_FILE):
+    """The requirements of a requirements file (comments and blank lines left out)."""
+    lines = (line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines())
+    return [Requirement(line) for line in lines if line]
+
+
+def student_commands(system, pythons):
+    """The two commands a student types in the kit's folder on `system` ("windows" or "posix"): set up, then open.
+    With one Python version in the kit, the commands ask for that version."""
+    version = pythons[0] if len(pythons) == 1 else ""
+    if system == "windows":
+        python = f"py -{version}" if version else "py"
+        return [f"{python} -m venv .venv && .venv\\Scripts\\pip install --no-index --find-links wheels -r "
+                "requirements.txt", ".venv\\Scripts\\jupyter lab notebooks"]
+    return [f"python{version or '3'} -m venv .venv && .venv/bin/pip install --no-index --find-links wheels -r "
+            "requirements.txt", ".venv/bin/jupyter lab notebooks"]
+
+
+def readme_text(kit_targets):
+    """README.txt of a kit built for `kit_targets`."""
+    pythons = sorted({target.python for target in kit_targets}, key=Version)
+    served = "\n".join(f"  - {target.label}" for target in kit_targets)
+    systems = {"Windows (cmd or PowerShell 7)": "windows", "macOS and Linux": "posix"}
+    kit_systems = {"windows" if target.windows else "posix" for target in kit_targets}
+    commands = "\n\n".join(f"{title}:\n" + "\n".join(f"  {command}" for command in student_commands(system, pythons))
+                           for title, system in systems.items() if system in kit_systems)
+    return f"""{README_TITLE}
+
+Giving Jev a memory, a TypeSafe cookbook, ready to install and run with no internet and no TypeSafe key.
+The wheels/ folder holds every package it needs, for:
+{served}
+
+Copy this whole folder onto the laptop first (the setup writes a .venv folder inside it), then open a terminal
+in it and type two commands. The first takes a minute or two, once per laptop, and needs Python {" or ".join(pythons)}
+(the wheels are for {"that version" if len(pythons) == 1 else "those versions"} only).
+
+{commands}
+
+JupyterLab opens in the browser: start with 01_tickets.ipynb. Next time, only the second command.
+Nothing is downloaded: --no-index keeps pip to the wheels/ folder, and the notebooks replay the 32 answers that Jev
+gave when the run was recorded (json_cache.json).
+
+To read without installing anything: open site/index.html in a browser, straight from this folder.
+"""
+
+
+def copy_project(out, root=ROOT):
+    """Copy the notebooks, data and recorded answers from `root` into `out`, leaving out what git ignores (.venv,
+    caches, checkpoints, SQLite files, locks) and .git; write the students' requirements.txt."""
+    ignore = shutil.ignore_patterns(".git", *ignored_patterns(root))
+    for folder in KIT_FOLDERS:
+        source = root / folder.relative_to(ROOT)
+        shutil.rmtree(out / source.name, ignore_errors=True)
+        shutil.copytree(source, out / source.name, ignore=ignore)
+    for file in KIT_FILES:
+        shutil.copy2(root / file.relative_to(ROOT), out / file.name)
+    (out / "requirements.txt").write_text(student_requirements(root / "requirements.txt"))
+
+
+def ignored_patterns(root=ROOT):
+    """The name patterns of the repository's .gitignore."""
+    lines = (root / ".gitignore").read_text().splitlines()
+    return [line.strip().rstrip("/") for line in lines if line.strip() and not line.startswith("#")]
+
+
+def wheel_metadata(path):
+    """(name, version, requirements) of a wheel file, from its METADATA."""
+    with zipfile.ZipFile(path) as wheel:
+        name = next(item for item in wheel.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", item))
+        metadata = email.message_from_bytes(wheel.read(name))
+    return (canonicalize_name(metadata["Name"]), Version(metadata["Version"]),
+            [Requirement(line) for line in metadata.get_all("Requires-Dist") or []])
+
+
+def installable(wheelhouse, target):
+    """{name: (version, requirements)} of the wheels in `wheelhouse` that `target` can install, the newest of each."""
+    tags = target.tags()
+    found = {}
+    for path in sorted(Path(wheelhouse).glob("*.whl")):
+        if tags.isdisjoint(parse_wheel_filename(path.name)[3]):
+            continue
+        name, version, requires = wheel_metadata(path)
+        if name not in found or found[name][0] < version:
+            found[name] = (version, requires)
+    return found
+
+
+def unmet(roots, available, environment):
+    """The requirements, from `roots` down through every package's own requirements (markers evaluated with
+    `environment`, extras followed), that no package in `available` ({name: (version, requirements)}) satisfies."""
+    missing, seen, pending = [], set(), list(roots)
+    while pending:
+        requirement = pending.pop()
+        name = canonicalize_name(requirement.name)
+        if name not in available or not requirement.specifier.contains(available[name][0], prereleases=True):
+            missing.append(requirement)
+            continue
+        for extra in ["", *sorted(requirement.extras)]:
+            if (name, extra) in seen:
+                continue
+            seen.add((name, extra))
+            pending += [needed for needed in available[name][1]
+                        if needed.marker is None or needed.marker.evaluate(environment | {"extra": extra})]
+    return sorted(set(missing), key=str)
+
+
+def pip_environment():
+    """The environment pip runs in: no pip configuration file of this machine (its indexes, find-links and
+    constraints) decides what goes into the kit."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("PIP_")} | {
+        "PIP_CONFIG_FILE": os.devnull}
+
+
+def run_pip(arguments, label, report):
+    """Run pip (with this machine's configuration ignored), reporting each package it collects as a transient
+    "label: package n (name)"; raise KitError with pip's last lines if it fails."""
+    command = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", *arguments]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env=pip_environment())
+    lines, count = [], 0
+    for line in process.stdout:
+        lines.append(line.rstrip())
+        if line.startswith(("Collecting ", "Processing ")):
+            count += 1
+            report(f"{label}: package {count} ({line.split()[1]})", transient=True)
+    if process.wait():
+        raise KitError(f"pip failed for {label}:\n" + "\n".join(lines[-15:]))
+    return count
+
+
+def build_source_only(wheelhouse, roots, index_url, report):
+    """Build the requirements published only as source (SOURCE_ONLY) into pure-Python wheels in `wheelhouse`."""
+    pins = [str(requirement) for requirement in roots if canonicalize_name(requirement.name) in SOURCE_ONLY]
+    if pins:
+        run_pip(["wheel", "--no-deps", "--index-url", index_url, "-w", str(wheelhouse), *pins],
+                "wheels built from source", report)
+    impure = [path.name for path in wheelhouse.glob("*.whl")
+              if canonicalize_name(parse_wheel_filename(path.name)[0]) in SOURCE_ONLY
+              and not path.name.endswith("-none-any.whl")]
+    if impure:
+        raise KitError(f"not pure-Python wheels, they would serve one system only: {impure}")
+
+
+def without_marker(requirement):
+    """The requirement with its environment marker taken off (the marker held on the target; pip would evaluate it
+    on this machine)."""
+    bare = Requirement(str(requirement))
+    bare.marker = None
+    return bare
+
+
+def download(wheelhouse, target, roots, index_url, report, rounds=3):
+    """Fill `wheelhouse` with every wheel `target` needs for `roots` (binary wheels only), then with what pip's
+    markers for this machine left out; raise KitError if some requirement still has no wheel."""
+    options = ["download", "--only-binary=:all:", "--index-url", index_url, "--find-links", str(wheelhouse),
+               "-d", str(wheelhouse), *target.pip_options()]
+    wanted = [str(requirement) for requirement in roots]
+    for _ in range(rounds):
+        run_pip([*options, *wanted], target.label, report)
+        missing = unmet(roots, installable(wheelhouse, target), target.environment())
+        if not missing:
+            return
+        wanted = [str(without_marker(requirement)) for requirement in missing]
+    raise KitError(f"no wheel for {target.label} satisfies: {', '.join(wanted)}")
+
+
+def build_site(out):
+    """The pages, built by scripts/build_docs.py into out/site."""
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_docs.py"), "--out", str(out / "site")],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def check_out_folder(out):
+    """Refuse to write into a folder that holds other things than a kit (its notebooks/ and data/ are replaced)."""
+    readme = out / "README.txt"
+    if out.exists() and any(out.iterdir()) and not (readme.exists() and readme.read_text().startswith(README_TITLE)):
+        raise KitError(f"{out} is not empty and is not a classroom kit: choose another --out")
+
+
+def folder_size(path):
+    """Bytes of every file under `path`."""
+    return sum(file.stat().st_size for file in Path(path).rglob("*") if file.is_file())
+
+
+def print_steps(message, transient=False):
+    """Print what the build does, without the transient package counts."""
+    if not transient:
+        print(message)
+
+
+def build(out, kit_targets, index_url=PYPI, report=print_steps):
+    """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced). `report(message,
+    transient)` is told each step, and each package as pip collects it (transient=True)."""
+    out = Path(out).resolve()
+    check_out_folder(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "README.txt").write_text(readme_text(kit_targets))
+    wheelhouse = out / "wheels"
+    shutil.rmtree(wheelhouse, ignore_errors=True)
+    wheelhouse.mkdir()
+    report("copying the notebooks, data and recorded answers; building the pages")
+    copy_project(out)
+    build_site(out)
+    roots = requirements(out / "requirements.txt")
+    build_source_only(wheelhouse, roots, index_url, report)
+    for number, target in enumerate(kit_targets, 1):
+        report(f"[{number}/{len(kit_targets)}] {target.label}")
+        download(wheelhouse, target, roots, index_url, report)
+    return out

@@ -1,0 +1,66 @@
+"""The classroom kit's end-to-end check, run in the background (tests/conftest.py starts it, tests/test_classroom_kit.py
+reads it): build a kit for this machine, install it into a fresh venv as a student would, run a notebook from it."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from cookbook_tools.paths import ROOT
+
+# About 45 s, mostly waiting on pip and a kernel: it starts in the background as soon as the session's tests are
+# chosen, and its test runs last, so that the rest of the suite runs meanwhile.
+KIT_TEST = "test_kit_installs_offline_and_runs_a_notebook"
+KIT_NOTEBOOK = "06_final_comparison.ipynb"
+
+
+class KitInstall(threading.Thread):
+    """Build a kit for this machine in a temporary folder, install it into a fresh .venv inside it as a student
+    would (pip --no-index, with no pip configuration and no reachable proxy: nothing can come from elsewhere), then
+    execute a notebook of the kit with that venv's jupyter. `steps` records each command's result."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
+        self.kit, self.executed = self.folder / "kit", self.folder / "executed"
+        self.steps = []
+
+    def offline_environment(self):
+        """A student's shell: no pip configuration, no Jupyter or Python settings of this machine, an empty home,
+        no key, and any network attempt sent to a closed local port."""
+        kept = {name: value for name, value in os.environ.items()
+                if not name.startswith(("PIP_", "JUPYTER", "PYTHON", "VIRTUAL_ENV", "TYPESAFE_", "COOKBOOK_"))}
+        closed = "http://127.0.0.1:9"
+        return kept | {"PIP_CONFIG_FILE": os.devnull, "HOME": str(self.folder / "home"), "http_proxy": closed,
+                       "https_proxy": closed, "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "no_proxy": ""}
+
+    def step(self, name, command, **options):
+        started = time.monotonic()
+        # At low priority: the rest of the suite, running meanwhile on the same cores, goes first.
+        result = subprocess.run(["nice", "-n", "15", *command], capture_output=True, text=True, **options)
+        self.steps.append(SimpleNamespace(name=name, command=command, returncode=result.returncode,
+                                          output=(result.stdout + result.stderr)[-3000:],
+                                          seconds=time.monotonic() - started))
+        return result.returncode == 0
+
+    def run(self):
+        venv_bin = self.kit / ".venv" / "bin"
+        offline = {"cwd": self.kit, "env": self.offline_environment()}
+        (self.folder / "home").mkdir()
+        self.step("build", [sys.executable, str(ROOT / "scripts" / "classroom_kit.py"), "--out", str(self.kit)]) \
+            and self.step("venv", [sys.executable, "-m", "venv", ".venv"], **offline) \
+            and self.step("install", [str(venv_bin / "pip"), "install", "--no-index", "--find-links", "wheels",
+                                      "-r", "requirements.txt", "--no-compile", "--disable-pip-version-check"],
+                          **offline) \
+            and self.step("notebook", [str(venv_bin / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                                       KIT_NOTEBOOK, "--output-dir", str(self.executed)],
+                          cwd=self.kit / "notebooks", env=offline["env"])
+
+    def cleanup(self):
+        self.join(timeout=600)
+        shutil.rmtree(self.folder, ignore_errors=True)
