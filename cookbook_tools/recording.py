@@ -21,6 +21,19 @@ def requests_text(calls):
     return json.dumps(requests, indent=1) + "\n"
 
 
+def notebooks_to_record(names, prune=False):
+    """The English notebooks named (all of them when none is named), or a ValueError naming the known ones; --prune
+    needs every notebook."""
+    known = {path.name: path for path in ENGLISH_NOTEBOOKS}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"no such notebook: {', '.join(unknown)}; the notebooks are {', '.join(known)}")
+    notebook_paths = [path for path in ENGLISH_NOTEBOOKS if path.name in names] if names else ENGLISH_NOTEBOOKS
+    if prune and notebook_paths != ENGLISH_NOTEBOOKS:
+        raise ValueError("--prune needs every notebook: entries the others use would look unused")
+    return notebook_paths
+
+
 def published_run_calls():
     """The calls of the published run (notebook 08's `replay_published_run`), made in this process."""
     import published_run  # beside the notebooks: imported only once the caller has set up the cache

@@ -130,7 +130,20 @@ def test_record_cache_refuses_prune_with_some_notebooks(monkeypatch):
 
 
 def test_record_cache_refuses_an_unknown_notebook(monkeypatch):
-    assert "no such notebook among" in arguments_error(monkeypatch, "03_gate.ipynb", "99_nothing.ipynb")
+    assert "no such notebook: 99_nothing.ipynb" in arguments_error(monkeypatch, "03_gate.ipynb", "99_nothing.ipynb")
+
+
+@pytest.mark.parametrize("argv", [["99_typo.ipynb"], ["01_tickets.zh.ipynb"], ["--prune", "nope.ipynb"]],
+                         ids=["typo", "chinese", "prune"])
+def test_record_cache_refuses_a_lone_unknown_notebook_instead_of_recording_all(monkeypatch, argv):
+    message = arguments_error(monkeypatch, *argv)
+    assert f"no such notebook: {argv[-1]}" in message and "01_tickets.ipynb, 02_routing.ipynb" in message
+
+
+def test_record_cache_records_every_notebook_when_none_is_named(monkeypatch):
+    configure(monkeypatch, key=CANARY_KEY)
+    arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
+    assert arguments([])[1] == ENGLISH_NOTEBOOKS
 
 
 def test_record_cache_refuses_to_start_without_a_key(monkeypatch):
