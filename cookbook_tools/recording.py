@@ -8,9 +8,7 @@ from pathlib import Path
 
 from cookbook_tools.execution import cache_keys, executed_with_calls
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
-from replay import cache_key, cache_text, check_cache_file, lock_for, write_atomically
-
-REQUESTS_NAME = "recorded_requests.json"  # written beside the cache it describes
+from replay import REQUESTS_NAME, cache_key, cache_text, check_cache_file, lock_for, write_atomically
 
 
 def requests_text(calls):

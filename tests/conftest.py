@@ -7,6 +7,7 @@ import shutil
 from types import SimpleNamespace
 
 import pytest
+import replay
 from cookbook_tools import execution
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
@@ -85,7 +86,18 @@ def output_texts(notebook):
 
 
 def recorded_requests():
-    return json.loads(RECORDED_REQUESTS_FILE.read_text())
+    """The committed recorded_requests.json, read by replay's reader (RecordedRequest tuples)."""
+    return replay.recorded_requests(RECORDED_REQUESTS_FILE)
+
+
+def request_call(request):
+    """A RecordedRequest as the call (model, state_json, questions_json) that made it."""
+    return request.model, json.dumps(request.state), json.dumps(request.questions)
+
+
+def committed_entries():
+    """The committed cache's entries {key: response}."""
+    return json.loads(CACHE_FILE.read_text())
 
 
 @pytest.fixture

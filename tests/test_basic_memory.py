@@ -10,6 +10,7 @@ import pytest
 import replay
 from conftest import CACHE_FILE, ROOT, run_earlier_tickets, unseen_state
 from cookbook_tools.execution import cache_keys
+from cookbook_tools.paths import RECORDED_REQUESTS_FILE
 from ledger import answer_summary
 from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
@@ -128,6 +129,7 @@ def test_wrapper_refuses_a_state_without_customer_id_before_any_call(memory, bad
 def test_cookbook_cache_names_another_cache_file(tmp_path):
     other = tmp_path / "other_cache.json"
     other.write_text("{}")
+    (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
     env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
     script = ("import basic_memory as b, replay\nprint(replay.cache_path())\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"

@@ -11,7 +11,8 @@ import time
 
 import pytest
 import replay
-from conftest import CACHE_FILE, CANARY_KEY, ROOT, configure, recorded_requests, requests_served
+from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, recorded_requests, request_call,
+                      requests_served)
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 from cookbook_tools.recording import record
 
@@ -34,14 +35,13 @@ def replaying(calls_by_notebook):
 
 
 def published_calls():
-    return [(request["model"], json.dumps(request["state"]), json.dumps(request["questions"]))
-            for request in recorded_requests()]
+    return [request_call(request) for request in recorded_requests()]
 
 
 @pytest.fixture
 def cache_with_an_unused_entry(tmp_path):
     path = tmp_path / "json_cache.json"
-    published = json.loads(CACHE_FILE.read_text())
+    published = committed_entries()
     path.write_text(json.dumps(published | {UNUSED: next(iter(published.values()))}))  # a real answer, unused key
     return path
 
@@ -75,7 +75,7 @@ def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(memory, cache_
 @pytest.mark.slow
 def test_recording_fills_in_missing_calls_and_prunes_unused_entries(memory, readers_run, tmp_path, jev_server,
                                                                      monkeypatch):
-    published = json.loads(CACHE_FILE.read_text())
+    published = committed_entries()
     (plain_key,) = [key for key in published if key.startswith(PLAIN_CALL)]
     entries = {key: value for key, value in published.items() if key != plain_key}
     entries[UNUSED] = published[plain_key]  # a real response under a key no notebook asks for
