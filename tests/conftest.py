@@ -2,6 +2,7 @@
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
 import json
+import os
 import re
 import shutil
 from types import SimpleNamespace
@@ -17,6 +18,24 @@ from lzstring import LZString
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
+
+
+LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT")
+SET_ASIDE = {}  # a developer's live settings, restored when the session ends
+
+
+def pytest_configure():
+    """Set a developer's key and endpoint aside for the session: nbval's kernels start later and inherit this
+    environment, so a miss in nbval's run would go live and be recorded into the committed cache. Tests that need a
+    key set it with configure()."""
+    for name in LIVE_SETTINGS:
+        if name in os.environ:
+            SET_ASIDE[name] = os.environ.pop(name)
+
+
+def pytest_unconfigure():
+    os.environ.update(SET_ASIDE)
+    SET_ASIDE.clear()
 
 
 @pytest.hookimpl(trylast=True)

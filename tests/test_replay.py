@@ -8,6 +8,7 @@ import runpy
 import subprocess
 import sys
 
+import conftest
 import pytest
 import replay
 from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, recorded_requests,
@@ -267,3 +268,13 @@ def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
     answers = {"team": {"type": "choice", "choice": "billing", "probabilities": {"billing": 0.981}},
                "remember": {"type": "noul", "noul": 0.0712}}
     assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"
+
+
+def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_kernels(monkeypatch):
+    assert not set(conftest.LIVE_SETTINGS) & set(os.environ)
+    monkeypatch.setattr(conftest, "SET_ASIDE", {})
+    for name in conftest.LIVE_SETTINGS:
+        monkeypatch.setenv(name, "a developer's")
+    conftest.pytest_configure()
+    assert not set(conftest.LIVE_SETTINGS) & set(os.environ)
+    assert conftest.SET_ASIDE == dict.fromkeys(conftest.LIVE_SETTINGS, "a developer's")
