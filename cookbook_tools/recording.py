@@ -64,7 +64,11 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         for number, notebook_path in enumerate(notebook_paths, 1):
             print(f"[{number}/{len(notebook_paths)}] {notebook_path.name}", flush=True)
             used |= cache_keys(calls_of(notebook_path))
-        requests = requests_text(published_run_calls()) if every_notebook else None
+        requests = None
+        if every_notebook:  # the published run's requests are named in recorded_requests.json: --prune keeps them
+            published = published_run_calls()
+            used |= cache_keys(published)
+            requests = requests_text(published)
         check_cache_file(temp)
         new = json.loads(temp.read_text())
         if used - set(new):

@@ -59,6 +59,13 @@ def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(memory, cac
     assert leftovers(cache_copy.parent) == ["recorded_requests.json"]
 
 
+def test_prune_keeps_every_entry_the_recorded_requests_name(memory, cache_copy):
+    record(cache_copy, ENGLISH_NOTEBOOKS, prune=True, calls_of=replaying({}))
+    assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
+    assert {request.key for request in replay.recorded_requests(cache_copy.with_name(replay.REQUESTS_NAME))} <= set(
+        json.loads(cache_copy.read_text()))
+
+
 def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(memory, cache_copy):
     record(cache_copy, ENGLISH_NOTEBOOKS[1:2], calls_of=replaying({"02_routing.ipynb": published_calls()[:1]}))
     assert leftovers(cache_copy.parent) == []
