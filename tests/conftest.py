@@ -164,21 +164,27 @@ def copy_of_the_repository(folder):
     return folder
 
 
-@pytest.fixture(scope="session")
-def readers_run(tmp_path_factory):
-    """Every English notebook run once more beside nbval's run, the way readers do (each code cell twice in a row,
-    then Run All again, in one kernel), in a copy of the repository (so nothing in the committed tree is written),
+def run_as_readers(folder, notebook_paths):
+    """Each notebook run once more beside nbval's run, the way readers do (each code cell twice in a row, then Run
+    All again, in one kernel), in a copy of the repository in `folder` (so nothing in the committed tree is written),
     with the canary key set and jevcompat's fake Jev as the endpoint: any call the cache lacked would reach the fake
-    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key.
-    The audit, the key scan, the re-run comparisons and the recording test all read this one run."""
-    copy = copy_of_the_repository(tmp_path_factory.mktemp("checkout"))
+    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key."""
+    cache_before = CACHE_FILE.read_bytes()  # what the copy starts from, read before anything can change it
+    copy = copy_of_the_repository(folder)
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
         configure(patch, key=CANARY_KEY, endpoint=server.url)
         runs = {path.name: execution.executed_as_readers_do(path, folder=copy / "notebooks")
-                for path in ENGLISH_NOTEBOOKS}
+                for path in notebook_paths}
         requests = requests_served(server)
-    return SimpleNamespace(runs=runs, cache_before=CACHE_FILE.read_bytes(),
-                           cache_after=(copy / CACHE_FILE.name).read_bytes(), requests=requests)
+    return SimpleNamespace(runs=runs, cache_before=cache_before, cache_after=(copy / CACHE_FILE.name).read_bytes(),
+                           requests=requests)
+
+
+@pytest.fixture(scope="session")
+def readers_run(tmp_path_factory):
+    """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
+    test all read this one run."""
+    return run_as_readers(tmp_path_factory.mktemp("checkout"), ENGLISH_NOTEBOOKS)
 
 
 def pytest_collection_finish(session):
