@@ -53,7 +53,7 @@ def test_one_h1_and_a_setup_section_before_other_code(name):
 
 
 def test_ruff_passes_on_the_module_tests_scripts_and_notebooks():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", *CODE_FOLDERS], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *CODE_FOLDERS], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
 
