@@ -268,12 +268,12 @@ def differences(recorded, sent, path=""):
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
 
 
-def shown(value, width=90):
+def truncated(value, width=90):
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def memory_sets(ids_list):
+def memory_sets_text(ids_list):
     return "; ".join(", ".join(ids) or "none" for ids in ids_list)
 
 
@@ -319,14 +319,14 @@ def compared_with_recorded(model, state, questions):
     nearest_state, nearest_questions = min(same, key=distance)
     lines = []
     if mine not in sets:
-        lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets(sets)} · this request:"
-                     f" {memory_sets([mine])}.")
+        lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets_text(sets)} · this request:"
+                     f" {memory_sets_text([mine])}.")
         nearest_state, state = without_memories(nearest_state), without_memories(state)
     found = [("question " + path, old, new) for path, old, new in differences(nearest_questions, questions)]
     found += differences(nearest_state, state)
     if found:
         lines.append("Edited since the recording (recorded → this request):")
-        lines += [f"  {path}: {shown(old)} → {shown(new)}" for path, old, new in found[:6]]
+        lines += [f"  {path}: {truncated(old)} → {truncated(new)}" for path, old, new in found[:6]]
         lines += [f"  … and {len(found) - 6} more differences"] if len(found) > 6 else []
     if ticket_id(state) in mine or len(set(mine)) < len(mine):
         lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."

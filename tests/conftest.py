@@ -113,7 +113,7 @@ def output_texts(notebook):
             yield from (value for key, value in output.get("data", {}).items() if key.startswith("text/"))
 
 
-def recorded_requests():
+def committed_requests():
     """The committed recorded_requests.json, read by replay's reader (RecordedRequest tuples)."""
     return replay.recorded_requests(RECORDED_REQUESTS_FILE)
 

@@ -7,7 +7,7 @@ import shutil
 import matplotlib
 import nbformat
 import pytest
-from conftest import ROOT, committed_entries, decoded_link, recorded_requests
+from conftest import ROOT, committed_entries, decoded_link, committed_requests
 
 matplotlib.use("Agg")
 import classroom  # noqa: E402
@@ -15,7 +15,7 @@ import replay  # noqa: E402
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE  # noqa: E402
 
 FOLDED = "<details><summary>Show the answer</summary>"
-REQUESTS = recorded_requests()
+REQUESTS = committed_requests()
 CACHE = committed_entries()
 LATER_SUBJECTS = [message["subject"] for message in json.loads((ROOT / "data" / "tickets.json").read_text())
                   ["later_messages"]]

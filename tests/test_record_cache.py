@@ -11,7 +11,7 @@ import time
 
 import pytest
 import replay
-from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, recorded_requests, request_call,
+from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, request_call,
                       requests_served)
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 from cookbook_tools.recording import record
@@ -35,7 +35,7 @@ def replaying(calls_by_notebook):
 
 
 def published_calls():
-    return [request_call(request) for request in recorded_requests()]
+    return [request_call(request) for request in committed_requests()]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import sys
 import conftest
 import pytest
 import replay
-from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, recorded_requests,
+from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools.execution import cache_keys
 from cookbook_tools.paths import RECORDED_REQUESTS_FILE
@@ -27,8 +27,8 @@ def miss(call, *args):
 
 
 def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
-    calls = [request_call(request) for request in recorded_requests()]
-    keys = [request.key for request in recorded_requests()]
+    calls = [request_call(request) for request in committed_requests()]
+    keys = [request.key for request in committed_requests()]
     assert set(keys) == set(committed_entries()) and len(keys) == 32
     assert [replay.cache_key(*call) for call in calls] == keys
     assert cache_keys(calls) == set(keys)  # the same keys as cooksafe's own
