@@ -47,10 +47,10 @@ def pytest_unconfigure():
     SET_ASIDE.clear()
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """nbval's notebook cells are slow: each notebook starts a kernel. The classroom kit's test goes last: its check
-    runs in the background meanwhile (tests/kit_install.py)."""
+    """nbval's notebook cells are slow: each notebook starts a kernel (marked first, before `-m` deselects). The
+    classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py)."""
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)

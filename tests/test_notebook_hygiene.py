@@ -139,3 +139,10 @@ def test_each_notebook_ends_with_a_recap_and_a_link_onwards(name):
     last = NOTEBOOKS[name].cells[-1]
     assert last.cell_type == "markdown" and re.search(r"^## (Recap|小结)", last.source, re.M)
     assert re.search(r"\]\((0\d_[a-z_]+(\.zh)?\.ipynb|\.\./README\.md)\)", last.source)
+
+
+def test_the_quick_loop_leaves_out_nbvals_notebook_cells():
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "-m",
+                             "not slow"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    collected = [line for line in result.stdout.splitlines() if "::" in line]
+    assert collected and not [line for line in collected if ".ipynb::" in line]
