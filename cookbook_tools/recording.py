@@ -8,9 +8,7 @@ from pathlib import Path
 
 from cookbook_tools.execution import cache_keys, executed_with_calls
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
-from replay import cache_key, cache_text, check_cache_file, lock_for, write_atomically
-
-REQUESTS_NAME = "recorded_requests.json"  # written beside the cache it describes
+from replay import REQUESTS_NAME, cache_key, cache_text, check_cache_file, lock_for, write_atomically
 
 
 def requests_text(calls):
@@ -19,6 +17,19 @@ def requests_text(calls):
     requests = [{"key": cache_key(*call), "model": call[0], "state": json.loads(call[1]),
                  "questions": json.loads(call[2])} for call in dict.fromkeys(calls)]
     return json.dumps(requests, indent=1) + "\n"
+
+
+def notebooks_to_record(names, prune=False):
+    """The English notebooks named (all of them when none is named), or a ValueError naming the known ones; --prune
+    needs every notebook."""
+    known = {path.name: path for path in ENGLISH_NOTEBOOKS}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"no such notebook: {', '.join(unknown)}; the notebooks are {', '.join(known)}")
+    notebook_paths = [path for path in ENGLISH_NOTEBOOKS if path.name in names] if names else ENGLISH_NOTEBOOKS
+    if prune and notebook_paths != ENGLISH_NOTEBOOKS:
+        raise ValueError("--prune needs every notebook: entries the others use would look unused")
+    return notebook_paths
 
 
 def published_run_calls():
@@ -53,7 +64,11 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         for number, notebook_path in enumerate(notebook_paths, 1):
             print(f"[{number}/{len(notebook_paths)}] {notebook_path.name}", flush=True)
             used |= cache_keys(calls_of(notebook_path))
-        requests = requests_text(published_run_calls()) if every_notebook else None
+        requests = None
+        if every_notebook:  # the published run's requests are named in recorded_requests.json: --prune keeps them
+            published = published_run_calls()
+            used |= cache_keys(published)
+            requests = requests_text(published)
         check_cache_file(temp)
         new = json.loads(temp.read_text())
         if used - set(new):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 from basic_memory import CUSTOMERS, EXPECTED, LATER, MEMORY_KEY, as_memory
 from IPython.display import display
-from replay import cache_path, playground_link, recorded_requests
+from replay import REQUESTS_NAME, cache_path, playground_link, recorded_requests
 from typesafe_sdk import Choice, SystemOneResponse
 
 SUMMARY = "Show the answer"
@@ -96,18 +96,18 @@ def recorded_routing_calls(cache_file=None):
     """Every recorded routing call of a later message, in the order the run first sent it, with its recorded answer
     and, where the gate was asked about that very call, P(remember). A request the cache has no answer for (while a
     recording is still filling it in) is left out."""
-    cache = json.loads((cache_file or cache_path()).read_text())
-    fields = ("key", "model", "state", "questions")
-    requests = [dict(zip(fields, request, strict=True)) for request in recorded_requests() if request[0] in cache]
+    cache_file = cache_file or cache_path()
+    cache = json.loads(cache_file.read_text())
+    requests = [request for request in recorded_requests(cache_file.with_name(REQUESTS_NAME)) if request.key in cache]
     subjects = [message["subject"] for message in LATER]
-    gates = {json.dumps(request["state"], sort_keys=True): cache[request["key"]]["answers"]["remember"]["noul"]
-             for request in requests if "remember" in request["questions"]}
+    gates = {json.dumps(request.state, sort_keys=True): cache[request.key]["answers"]["remember"]["noul"]
+             for request in requests if "remember" in request.questions}
     calls = []
     for request in requests:
-        state, questions = request["state"], request["questions"]
+        state, questions = request.state, request.questions
         if "team" not in questions or state["ticket"]["subject"] not in subjects:
             continue
-        response = cache[request["key"]]
+        response = cache[request.key]
         # The gate's state is this call as a memory: the state without its memories, and Jev's answer.
         plain = {key: value for key, value in state.items() if key != MEMORY_KEY}
         memory = as_memory(plain, {"team": Choice.model_validate(questions["team"])},
@@ -115,7 +115,7 @@ def recorded_routing_calls(cache_file=None):
         calls.append(RecordedCall(
             customer=state["customer"]["id"], subject=state["ticket"]["subject"],
             memories=tuple(m["request"]["ticket"]["id"] for m in state.get(MEMORY_KEY, [])),
-            model=request["model"], state=state, questions=questions, response=response,
+            model=request.model, state=state, questions=questions, response=response,
             p_remember=gates.get(json.dumps(memory, sort_keys=True))))
     return calls
 
@@ -177,6 +177,9 @@ def chart_png(call):
     return png.getvalue()
 
 
+NOTHING_RECORDED = f"No recorded routing calls: there is no {REQUESTS_NAME} beside the cache in use."
+
+
 def memory_explorer(calls=None):
     """Three dropdowns over the recorded routing calls (customer, later message, memory set) and what Jev answered."""
     import ipywidgets as widgets  # only the explorer needs it
@@ -193,7 +196,10 @@ def memory_explorer(calls=None):
             self.updating = False
             for dropdown in (self.customer, self.subject, self.memories):
                 dropdown.observe(self.chosen, "value")
-            self.chosen()
+            if calls:
+                self.chosen()
+            else:
+                self.facts.value = f"<pre>{html.escape(NOTHING_RECORDED)}</pre>"
 
         def chosen(self, _change=None):
             """Offer only what was recorded for the customer (and message) chosen, then show the call chosen."""
@@ -227,7 +233,8 @@ def memory_explorer(calls=None):
 
         def _repr_mimebundle_(self, **kwargs):
             bundle = super()._repr_mimebundle_(**kwargs)
-            bundle["text/plain"] = "Memory explorer (runs in JupyterLab): " + call_summary(self.shown)
+            shown = call_summary(self.shown) if self.calls else NOTHING_RECORDED
+            bundle["text/plain"] = "Memory explorer (runs in JupyterLab): " + shown
             return bundle
 
     return MemoryExplorer(recorded_routing_calls() if calls is None else calls)

@@ -8,7 +8,7 @@ exported from the notebooks into basic_memory.py. One concern, in four parts:
 - `call_jev`: one request, replayed, or asked live with a key, through `_system_one`, the function the published cache
   was recorded with (its name is part of every cache key); offline, a call the cache lacks raises CacheMiss;
 - `explain_miss`: what a CacheMiss says: the nearest request of the published run (read from
-  recorded_requests.json, written by scripts/record_cache.py), and how this one differs from it;
+  recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it;
 - `playground_link` and `cache_key`: any request as a TypeSafe playground link, and as the key it is recorded under.
 """
 
@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from cooksafe import JsonCache, make_playground_link
 from cooksafe.cache import MAX_KEY_CHARS
@@ -26,7 +27,7 @@ from pydantic import ValidationError
 from typesafe_sdk import Choice, Noul, Score, SystemOneResponse, TypeSafeClient, TypeSafeError
 
 HERE = Path(__file__).resolve().parent
-RECORDED_REQUESTS = HERE.parent / "recorded_requests.json"
+REQUESTS_NAME = "recorded_requests.json"  # the published run's requests, beside the cache they were recorded into
 LIVE_CALLS = []  # the calls this session sent to Jev live, not replayed
 
 
@@ -205,12 +206,33 @@ def playground_link(state, questions, model):
 
 # Explaining a miss: the nearest recorded request, and how this one differs
 
-@functools.cache
-def recorded_requests(path=RECORDED_REQUESTS):
-    """The published run's requests [(key, model, state, questions)], in order of first use, as
-    scripts/record_cache.py wrote them into recorded_requests.json (a test replays the run and compares)."""
-    return [(request["key"], request["model"], request["state"], request["questions"])
-            for request in json.loads(Path(path).read_text())]
+class RecordedRequest(NamedTuple):
+    key: str
+    model: str
+    state: dict
+    questions: dict
+
+
+def requests_path():
+    """recorded_requests.json beside the cache in use (cache_path(): COOKBOOK_CACHE, or the committed cache)."""
+    return cache_path().with_name(REQUESTS_NAME)
+
+
+def recorded_requests(path=None):
+    """The published run's requests (RecordedRequest), in order of first use, as scripts/record_cache.py wrote them
+    beside the cache (default: the cache in use); none when there is no such file. Re-read when the file changes."""
+    path = Path(path or requests_path())
+    try:
+        modified = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return ()
+    return requests_in(path, modified)
+
+
+@functools.lru_cache(maxsize=8)
+def requests_in(path, modified):
+    """The requests `path` held when it was last modified at `modified` (the key that makes a changed file re-read)."""
+    return tuple(RecordedRequest(**request) for request in json.loads(path.read_text()))
 
 
 def carried_memory_ids(state):
@@ -246,12 +268,12 @@ def differences(recorded, sent, path=""):
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
 
 
-def shown(value, width=90):
+def truncated(value, width=90):
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def memory_sets(ids_list):
+def memory_sets_text(ids_list):
     return "; ".join(", ".join(ids) or "none" for ids in ids_list)
 
 
@@ -260,7 +282,9 @@ def explain_miss(model, state_json, questions_json):
     where = os.path.relpath(cache_path())
     state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
-    if cache_key(model, state_json, questions_json) in {key for key, *_ in recorded_requests()}:
+    if not recorded_requests():
+        lines.append(f"There is no {REQUESTS_NAME} beside {where} to compare this request with.")
+    elif cache_key(model, state_json, questions_json) in {request.key for request in recorded_requests()}:
         lines.append(f"The published run made exactly this request, but {where} does not hold its answer: restore the"
                      " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it.")
     else:
@@ -295,14 +319,14 @@ def compared_with_recorded(model, state, questions):
     nearest_state, nearest_questions = min(same, key=distance)
     lines = []
     if mine not in sets:
-        lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets(sets)} · this request:"
-                     f" {memory_sets([mine])}.")
+        lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets_text(sets)} · this request:"
+                     f" {memory_sets_text([mine])}.")
         nearest_state, state = without_memories(nearest_state), without_memories(state)
     found = [("question " + path, old, new) for path, old, new in differences(nearest_questions, questions)]
     found += differences(nearest_state, state)
     if found:
         lines.append("Edited since the recording (recorded → this request):")
-        lines += [f"  {path}: {shown(old)} → {shown(new)}" for path, old, new in found[:6]]
+        lines += [f"  {path}: {truncated(old)} → {truncated(new)}" for path, old, new in found[:6]]
         lines += [f"  … and {len(found) - 6} more differences"] if len(found) > 6 else []
     if ticket_id(state) in mine or len(set(mine)) < len(mine):
         lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."

@@ -61,11 +61,12 @@ class SqliteStore:
         return self.execute("DELETE FROM memories WHERE ticket_id = ?", ticket)
 
     def forget_customer(self, customer):
-        """Delete the customer's memories and ledger entries in one transaction (and their entries in LEDGER)."""
-        forget_entries(customer)
+        """Delete the customer's memories and ledger entries in one transaction, then their entries in LEDGER."""
         with closing(self.connect()) as db, db:
             db.execute("DELETE FROM ledger WHERE json_extract(entry, '$.customer') = ?", (customer,))
-            return db.execute("DELETE FROM memories WHERE customer_id = ?", (customer,)).rowcount
+            forgotten = db.execute("DELETE FROM memories WHERE customer_id = ?", (customer,)).rowcount
+        forget_entries(customer)  # only once the database has forgotten them too
+        return forgotten
 
     def log(self, entry):
         self.execute("INSERT INTO ledger (logged_at, entry) VALUES (?, ?)", datetime.now(timezone.utc).isoformat(),

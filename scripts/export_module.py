@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for cookbook_tools
 from cookbook_tools.export import module_sources, stale_modules, write_modules  # noqa: E402
-from cookbook_tools.paths import NOTEBOOKS, ROOT  # noqa: E402 - ROOT is also build_docs.py's
+from cookbook_tools.paths import NOTEBOOKS, ROOT  # noqa: E402
 
 
 def main():

@@ -20,8 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "notebooks")]  # cookbook_tools, and replay.py beside the notebooks
-from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS  # noqa: E402
-from cookbook_tools.recording import record  # noqa: E402
+from cookbook_tools.paths import CACHE_FILE  # noqa: E402
+from cookbook_tools.recording import notebooks_to_record, record  # noqa: E402
 
 
 def arguments(argv=None):
@@ -32,11 +32,10 @@ def arguments(argv=None):
     parser.add_argument("--cache", type=Path, default=CACHE_FILE, help="the cache file to update")
     parser.add_argument("notebooks", nargs="*", help="notebook file names (default: all)")
     args = parser.parse_args(argv)
-    notebook_paths = [path for path in ENGLISH_NOTEBOOKS if path.name in args.notebooks] or ENGLISH_NOTEBOOKS
-    if len(notebook_paths) < len(set(args.notebooks)):
-        sys.exit(f"no such notebook among {[path.name for path in ENGLISH_NOTEBOOKS]}")
-    if args.prune and notebook_paths != ENGLISH_NOTEBOOKS:
-        sys.exit("--prune needs every notebook: entries the others use would look unused")
+    try:
+        notebook_paths = notebooks_to_record(args.notebooks, prune=args.prune)
+    except ValueError as error:
+        sys.exit(str(error))
     if not os.environ.get("TYPESAFE_API_KEY"):
         sys.exit("record_cache.py asks Jev live: set TYPESAFE_API_KEY (and TYPESAFE_ENDPOINT for another"
                  " Jev-compatible server).")

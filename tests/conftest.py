@@ -2,26 +2,55 @@
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
 import json
+import os
 import re
 import shutil
+import sys
 from types import SimpleNamespace
 
 import pytest
-from cookbook_tools import execution
-from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
-from jevcompat.mock import MockConfig, Running
-from kit_install import KIT_TEST, KitInstall
-from lzstring import LZString
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree for what this session imports (notebooks/, cookbook_tools)
+import replay  # noqa: E402
+from cookbook_tools import execution  # noqa: E402
+from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT  # noqa: E402
+from jevcompat.mock import MockConfig, Running  # noqa: E402
+from kit_install import KIT_TEST, KitInstall  # noqa: E402
+from lzstring import LZString  # noqa: E402
 
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
 
 
-@pytest.hookimpl(trylast=True)
+LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT")
+SET_ASIDE = {}  # a developer's live settings, restored when the session ends
+
+
+def pytest_configure():
+    """Set a developer's key and endpoint aside for the session: nbval's kernels start later and inherit this
+    environment, so a miss in nbval's run would go live and be recorded into the committed cache. Tests that need a
+    key set it with configure(). Kernels and subprocesses write no __pycache__ into the tree either."""
+    for name in LIVE_SETTINGS:
+        if name in os.environ:
+            SET_ASIDE[name] = os.environ.pop(name)
+    SET_ASIDE.setdefault("PYTHONDONTWRITEBYTECODE", os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+
+
+def pytest_unconfigure():
+    for name, value in SET_ASIDE.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    SET_ASIDE.clear()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """nbval's notebook cells are slow: each notebook starts a kernel. The classroom kit's test goes last: its check
-    runs in the background meanwhile (tests/kit_install.py)."""
+    """nbval's notebook cells are slow: each notebook starts a kernel (marked first, before `-m` deselects). The
+    classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py)."""
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
@@ -84,8 +113,19 @@ def output_texts(notebook):
             yield from (value for key, value in output.get("data", {}).items() if key.startswith("text/"))
 
 
-def recorded_requests():
-    return json.loads(RECORDED_REQUESTS_FILE.read_text())
+def committed_requests():
+    """The committed recorded_requests.json, read by replay's reader (RecordedRequest tuples)."""
+    return replay.recorded_requests(RECORDED_REQUESTS_FILE)
+
+
+def request_call(request):
+    """A RecordedRequest as the call (model, state_json, questions_json) that made it."""
+    return request.model, json.dumps(request.state), json.dumps(request.questions)
+
+
+def committed_entries():
+    """The committed cache's entries {key: response}."""
+    return json.loads(CACHE_FILE.read_text())
 
 
 @pytest.fixture
@@ -133,21 +173,27 @@ def copy_of_the_repository(folder):
     return folder
 
 
-@pytest.fixture(scope="session")
-def readers_run(tmp_path_factory):
-    """Every English notebook run once more beside nbval's run, the way readers do (each code cell twice in a row,
-    then Run All again, in one kernel), in a copy of the repository (so nothing in the committed tree is written),
+def run_as_readers(folder, notebook_paths):
+    """Each notebook run once more beside nbval's run, the way readers do (each code cell twice in a row, then Run
+    All again, in one kernel), in a copy of the repository in `folder` (so nothing in the committed tree is written),
     with the canary key set and jevcompat's fake Jev as the endpoint: any call the cache lacked would reach the fake
-    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key.
-    The audit, the key scan, the re-run comparisons and the recording test all read this one run."""
-    copy = copy_of_the_repository(tmp_path_factory.mktemp("checkout"))
+    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key."""
+    cache_before = CACHE_FILE.read_bytes()  # what the copy starts from, read before anything can change it
+    copy = copy_of_the_repository(folder)
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
         configure(patch, key=CANARY_KEY, endpoint=server.url)
         runs = {path.name: execution.executed_as_readers_do(path, folder=copy / "notebooks")
-                for path in ENGLISH_NOTEBOOKS}
+                for path in notebook_paths}
         requests = requests_served(server)
-    return SimpleNamespace(runs=runs, cache_before=CACHE_FILE.read_bytes(),
-                           cache_after=(copy / CACHE_FILE.name).read_bytes(), requests=requests)
+    return SimpleNamespace(runs=runs, cache_before=cache_before, cache_after=(copy / CACHE_FILE.name).read_bytes(),
+                           requests=requests)
+
+
+@pytest.fixture(scope="session")
+def readers_run(tmp_path_factory):
+    """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
+    test all read this one run."""
+    return run_as_readers(tmp_path_factory.mktemp("checkout"), ENGLISH_NOTEBOOKS)
 
 
 def pytest_collection_finish(session):

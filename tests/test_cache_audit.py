@@ -7,6 +7,7 @@ import copy
 import json
 import re
 
+import conftest
 import nbformat
 import pytest
 from nbval.plugin import coalesce_streams
@@ -15,6 +16,19 @@ from cookbook_tools.execution import cache_keys
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 pytestmark = pytest.mark.slow  # the readers' run
+
+
+def test_the_readers_runs_cache_before_is_the_committed_cache_before_the_run(monkeypatch, tmp_path):
+    committed = tmp_path / "json_cache.json"
+    committed.write_text("{}")
+    monkeypatch.setattr(conftest, "CACHE_FILE", committed)
+
+    def a_run_during_which_the_committed_cache_changes(path, folder):
+        committed.write_text('{"written": "during the run"}')
+
+    monkeypatch.setattr(conftest.execution, "executed_as_readers_do", a_run_during_which_the_committed_cache_changes)
+    (tmp_path / "checkout").mkdir()
+    assert conftest.run_as_readers(tmp_path / "checkout", ENGLISH_NOTEBOOKS[:1]).cache_before == b"{}"
 
 
 def test_notebooks_use_every_recorded_call_and_no_other(readers_run):

@@ -2,20 +2,21 @@
 routing calls of the later messages, shows what Jev answered to each, and follows its dropdowns."""
 
 import json
+import shutil
 
 import matplotlib
 import nbformat
 import pytest
-from conftest import CACHE_FILE, ROOT, decoded_link
+from conftest import ROOT, committed_entries, decoded_link, committed_requests
 
 matplotlib.use("Agg")
 import classroom  # noqa: E402
 import replay  # noqa: E402
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS  # noqa: E402
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE  # noqa: E402
 
 FOLDED = "<details><summary>Show the answer</summary>"
-REQUESTS = json.loads((ROOT / "recorded_requests.json").read_text())
-CACHE = json.loads(CACHE_FILE.read_text())
+REQUESTS = committed_requests()
+CACHE = committed_entries()
 LATER_SUBJECTS = [message["subject"] for message in json.loads((ROOT / "data" / "tickets.json").read_text())
                   ["later_messages"]]
 
@@ -93,21 +94,21 @@ def test_every_try_it_answer_is_committed_folded_with_its_source_hidden(path):
 def test_every_option_the_explorer_offers_is_a_recorded_call_with_its_recorded_answer(browsed):
     for (customer, subject, memories), call in browsed.items():
         key = replay.cache_key(call.model, json.dumps(call.state), json.dumps(call.questions))
-        assert key in {request["key"] for request in REQUESTS} and CACHE[key] == call.response
+        assert key in {request.key for request in REQUESTS} and CACHE[key] == call.response
         assert (call.customer, call.subject, call.memories) == (customer, subject, memories)
 
 
 def test_every_recorded_routing_call_of_a_later_message_is_offered(browsed):
-    recorded = [(r["state"]["customer"]["id"], r["state"]["ticket"]["subject"],
-                 tuple(m["request"]["ticket"]["id"] for m in r["state"].get("earlier_tickets_from_this_customer", [])))
-                for r in REQUESTS if "team" in r["questions"] and r["state"]["ticket"]["subject"] in LATER_SUBJECTS]
+    recorded = [(r.state["customer"]["id"], r.state["ticket"]["subject"],
+                 tuple(m["request"]["ticket"]["id"] for m in r.state.get("earlier_tickets_from_this_customer", [])))
+                for r in REQUESTS if "team" in r.questions and r.state["ticket"]["subject"] in LATER_SUBJECTS]
     assert len(recorded) == 14
     assert sorted(browsed) == sorted(recorded)
 
 
 def test_p_remember_is_the_gate_asked_about_that_very_call_and_absent_where_none_was(calls):
-    gates = [(r["state"], CACHE[r["key"]]["answers"]["remember"]["noul"]) for r in REQUESTS
-             if "remember" in r["questions"]]
+    gates = [(r.state, CACHE[r.key]["answers"]["remember"]["noul"]) for r in REQUESTS
+             if "remember" in r.questions]
     for call in calls:
         plain = {key: value for key, value in call.state.items() if key != "earlier_tickets_from_this_customer"}
         chosen = call.questions["team"]["criteria"][call.choice]
@@ -169,9 +170,17 @@ def test_the_static_chart_has_a_panel_per_customer_and_message_and_a_bar_per_mem
 
 
 def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
-    missing = next(r["key"] for r in REQUESTS if "team" in r["questions"] and r["state"]["ticket"]["id"] == "T-202")
+    missing = next(r.key for r in REQUESTS if "team" in r.questions and r.state["ticket"]["id"] == "T-202")
     cache_path = tmp_path / "json_cache.json"
+    shutil.copyfile(RECORDED_REQUESTS_FILE, tmp_path / RECORDED_REQUESTS_FILE.name)
     cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
     calls = classroom.recorded_routing_calls(cache_file=cache_path)
     assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
                                         call.customer == "C-1042" for call in calls)
+
+
+def test_the_explorer_offers_nothing_when_no_requests_file_is_beside_the_cache(cache_copy, monkeypatch):
+    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
+    explorer = classroom.memory_explorer()
+    assert explorer.calls == [] and list(explorer.customer.options) == [] and list(explorer.memories.options) == []
+    assert classroom.NOTHING_RECORDED in explorer._repr_mimebundle_()["text/plain"]

@@ -3,6 +3,7 @@ wheels a target needs; and, marked slow, a kit built here that installs with --n
 
 import importlib.metadata
 import json
+import runpy
 
 import nbformat
 import pytest
@@ -176,8 +177,7 @@ def text_outputs(notebook):
 
 
 def test_progress_in_a_log_prints_every_step_and_a_package_count_now_and_then(capsys):
-    from classroom_kit import Progress
-    progress = Progress(every=60)
+    progress = runpy.run_path(str(ROOT / "scripts" / "classroom_kit.py"))["Progress"](every=60)
     for message, transient in [("[1/2] Windows", False), ("Windows: package 1 (a)", True),
                                ("Windows: package 2 (b)", True), ("[2/2] Linux", False)]:
         progress(message, transient=transient)

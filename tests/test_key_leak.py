@@ -2,12 +2,10 @@
 link, the cache, the ledger, error messages."""
 
 import json
-import re
 
 import pytest
 import typesafe_sdk
-from conftest import CANARY_KEY, configure, run_earlier_tickets
-from lzstring import LZString
+from conftest import CANARY_KEY, PLAYGROUND_LINK, configure, link_share, output_texts, run_earlier_tickets
 from stores import SqliteStore
 
 pytestmark = pytest.mark.slow  # the readers' run
@@ -36,8 +34,9 @@ def test_with_a_key_the_notebooks_still_replay_and_send_nothing(readers_run):
 def test_the_key_appears_nowhere(readers_run, live_session_texts):
     texts = [json.dumps(cell.get("outputs", [])) for run in readers_run.runs.values()
              for cell in [*run.twice.cells, *run.again.cells]]
-    links = [link for text in texts for link in re.findall(r"playground#share/([A-Za-z0-9+$-]+)", text)]
+    links = [link for run in readers_run.runs.values() for notebook in (run.twice, run.again)
+             for text in output_texts(notebook) for _, link in PLAYGROUND_LINK.findall(text)]
     assert links, "the playground link was not found"
-    decoded = [LZString.decompressFromEncodedURIComponent(link) for link in links]  # compressed, so read it decoded
+    decoded = [json.dumps(link_share(link)) for link in links]  # compressed, so read it decoded
     assert len(live_session_texts) > 5
     assert [text[:80] for text in texts + decoded + live_session_texts if CANARY_KEY in text] == []

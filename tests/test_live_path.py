@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import typesafe_sdk
-from conftest import CACHE_FILE, CANARY_KEY, configure, requests_served, unseen_state
+from conftest import CANARY_KEY, committed_entries, configure, requests_served, unseen_state
 
 pytestmark = pytest.mark.slow  # each test starts a local HTTP server; a live call retries before it fails
 
@@ -25,7 +25,7 @@ def test_a_cache_miss_goes_over_http_and_is_recorded(live, jev_server, cache_cop
     assert requests_served(jev_server) == 1
     assert response.choices["team"].choice in live.ROUTE["team"].criteria
     recorded = json.loads(cache_copy.read_text())
-    (new_key,) = set(recorded) - set(json.loads(CACHE_FILE.read_text()))
+    (new_key,) = set(recorded) - set(committed_entries())
     assert typesafe_sdk.SystemOneResponse.model_validate(recorded[new_key]) == response
 
 

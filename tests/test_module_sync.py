@@ -7,7 +7,7 @@ import sys
 
 import nbformat
 import pytest
-from conftest import ROOT, recorded_requests
+from conftest import ROOT, committed_requests
 from cookbook_tools.export import module_sources, stale_modules
 from cookbook_tools.paths import RECORDED_REQUESTS_FILE
 from cookbook_tools.recording import published_run_calls, requests_text
@@ -23,8 +23,8 @@ def test_the_lesson_module_stays_small():
 
 def test_recorded_requests_are_the_published_runs_requests(memory):
     assert requests_text(published_run_calls()) == RECORDED_REQUESTS_FILE.read_text(), (
-        "stale recorded_requests.json: re-record with scripts/record_cache.py")
-    assert len(recorded_requests()) == 32
+        "stale committed_requests.json: re-record with scripts/record_cache.py")
+    assert len(committed_requests()) == 32
 
 
 @pytest.mark.slow

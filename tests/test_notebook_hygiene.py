@@ -53,7 +53,7 @@ def test_one_h1_and_a_setup_section_before_other_code(name):
 
 
 def test_ruff_passes_on_the_module_tests_scripts_and_notebooks():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", *CODE_FOLDERS], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *CODE_FOLDERS], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -139,3 +139,10 @@ def test_each_notebook_ends_with_a_recap_and_a_link_onwards(name):
     last = NOTEBOOKS[name].cells[-1]
     assert last.cell_type == "markdown" and re.search(r"^## (Recap|小结)", last.source, re.M)
     assert re.search(r"\]\((0\d_[a-z_]+(\.zh)?\.ipynb|\.\./README\.md)\)", last.source)
+
+
+def test_the_quick_loop_leaves_out_nbvals_notebook_cells():
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "-m",
+                             "not slow"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    collected = [line for line in result.stdout.splitlines() if "::" in line]
+    assert collected and not [line for line in collected if ".ipynb::" in line]

@@ -5,7 +5,7 @@ import re
 
 import nbformat
 import replay
-from conftest import CACHE_FILE, PLAYGROUND_LINK, ROOT, decoded_link, link_share, output_texts
+from conftest import PLAYGROUND_LINK, ROOT, committed_entries, decoded_link, link_share, output_texts
 from cookbook_tools.execution import cache_keys
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 from replay import questions_wire
@@ -48,7 +48,7 @@ def final_table_links():
 def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(memory):
     links = final_table_links()
     assert len(links) == 12
-    recorded = set(json.loads(CACHE_FILE.read_text()))
+    recorded = set(committed_entries())
     for text, link in links:
         model, state, questions = decoded_link(link)
         assert model == "jev-1.13.0" and link_share(link)["apiVersion"] == "v1"

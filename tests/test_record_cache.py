@@ -11,7 +11,8 @@ import time
 
 import pytest
 import replay
-from conftest import CACHE_FILE, CANARY_KEY, ROOT, configure, recorded_requests, requests_served
+from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, request_call,
+                      requests_served)
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 from cookbook_tools.recording import record
 
@@ -34,14 +35,13 @@ def replaying(calls_by_notebook):
 
 
 def published_calls():
-    return [(request["model"], json.dumps(request["state"]), json.dumps(request["questions"]))
-            for request in recorded_requests()]
+    return [request_call(request) for request in committed_requests()]
 
 
 @pytest.fixture
 def cache_with_an_unused_entry(tmp_path):
     path = tmp_path / "json_cache.json"
-    published = json.loads(CACHE_FILE.read_text())
+    published = committed_entries()
     path.write_text(json.dumps(published | {UNUSED: next(iter(published.values()))}))  # a real answer, unused key
     return path
 
@@ -57,6 +57,13 @@ def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(memory, cac
     assert (cache_copy.parent / "recorded_requests.json").read_text() == RECORDED_REQUESTS_FILE.read_text()
     assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
     assert leftovers(cache_copy.parent) == ["recorded_requests.json"]
+
+
+def test_prune_keeps_every_entry_the_recorded_requests_name(memory, cache_copy):
+    record(cache_copy, ENGLISH_NOTEBOOKS, prune=True, calls_of=replaying({}))
+    assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
+    assert {request.key for request in replay.recorded_requests(cache_copy.with_name(replay.REQUESTS_NAME))} <= set(
+        json.loads(cache_copy.read_text()))
 
 
 def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(memory, cache_copy):
@@ -75,7 +82,7 @@ def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(memory, cache_
 @pytest.mark.slow
 def test_recording_fills_in_missing_calls_and_prunes_unused_entries(memory, readers_run, tmp_path, jev_server,
                                                                      monkeypatch):
-    published = json.loads(CACHE_FILE.read_text())
+    published = committed_entries()
     (plain_key,) = [key for key in published if key.startswith(PLAIN_CALL)]
     entries = {key: value for key, value in published.items() if key != plain_key}
     entries[UNUSED] = published[plain_key]  # a real response under a key no notebook asks for
@@ -130,7 +137,20 @@ def test_record_cache_refuses_prune_with_some_notebooks(monkeypatch):
 
 
 def test_record_cache_refuses_an_unknown_notebook(monkeypatch):
-    assert "no such notebook among" in arguments_error(monkeypatch, "03_gate.ipynb", "99_nothing.ipynb")
+    assert "no such notebook: 99_nothing.ipynb" in arguments_error(monkeypatch, "03_gate.ipynb", "99_nothing.ipynb")
+
+
+@pytest.mark.parametrize("argv", [["99_typo.ipynb"], ["01_tickets.zh.ipynb"], ["--prune", "nope.ipynb"]],
+                         ids=["typo", "chinese", "prune"])
+def test_record_cache_refuses_a_lone_unknown_notebook_instead_of_recording_all(monkeypatch, argv):
+    message = arguments_error(monkeypatch, *argv)
+    assert f"no such notebook: {argv[-1]}" in message and "01_tickets.ipynb, 02_routing.ipynb" in message
+
+
+def test_record_cache_records_every_notebook_when_none_is_named(monkeypatch):
+    configure(monkeypatch, key=CANARY_KEY)
+    arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
+    assert arguments([])[1] == ENGLISH_NOTEBOOKS
 
 
 def test_record_cache_refuses_to_start_without_a_key(monkeypatch):

@@ -8,11 +8,13 @@ import runpy
 import subprocess
 import sys
 
+import conftest
 import pytest
 import replay
-from conftest import (CACHE_FILE, CANARY_KEY, ROOT, configure, decoded_link, recorded_requests, requests_served,
-                      run_earlier_tickets, unseen_state)
+from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, committed_requests,
+                      request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools.execution import cache_keys
+from cookbook_tools.paths import RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
 SLOW_TEXT = "Dashboards have been really slow since this morning."
@@ -25,10 +27,9 @@ def miss(call, *args):
 
 
 def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
-    calls = [(request["model"], json.dumps(request["state"]), json.dumps(request["questions"]))
-             for request in recorded_requests()]
-    keys = [request["key"] for request in recorded_requests()]
-    assert set(keys) == set(json.loads(CACHE_FILE.read_text())) and len(keys) == 32
+    calls = [request_call(request) for request in committed_requests()]
+    keys = [request.key for request in committed_requests()]
+    assert set(keys) == set(committed_entries()) and len(keys) == 32
     assert [replay.cache_key(*call) for call in calls] == keys
     assert cache_keys(calls) == set(keys)  # the same keys as cooksafe's own
 
@@ -36,10 +37,33 @@ def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
 def test_the_cache_opens_on_first_use_from_the_path_set_at_that_moment(memory, monkeypatch, tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
+    (tmp_path / replay.REQUESTS_NAME).write_text(RECORDED_REQUESTS_FILE.read_text())
     configure(monkeypatch, cache_path=empty)
     assert replay.cache_path() == empty
     message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert "The published run made exactly this request, but" in message and "empty.json" in message
+
+
+def test_a_miss_is_compared_with_the_requests_beside_the_cache_in_use_and_reread_when_they_change(memory, monkeypatch,
+                                                                                                  tmp_path):
+    (tmp_path / "json_cache.json").write_text("{}")
+    requests_file = tmp_path / replay.REQUESTS_NAME
+    committed = json.loads(RECORDED_REQUESTS_FILE.read_text())
+    requests_file.write_text(json.dumps([request | {"key": "edited", "model": "jev-0.0.1"} for request in committed]))
+    configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
+    assert replay.requests_path() == requests_file
+    state = memory.later_state("C-1042", "Slow dashboards")
+    assert "The published run asked jev-0.0.1, not " in miss(memory.ask, state, memory.ROUTE)
+    requests_file.write_text(RECORDED_REQUESTS_FILE.read_text())
+    os.utime(requests_file, ns=(1, 1))  # another modification time, however fast the file was rewritten
+    assert "The published run made exactly this request" in miss(memory.ask, state, memory.ROUTE)
+
+
+def test_a_miss_with_no_requests_file_beside_the_cache_is_still_a_plain_cache_miss(memory, monkeypatch, tmp_path):
+    (tmp_path / "json_cache.json").write_text("{}")
+    configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
+    message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert f"There is no {replay.REQUESTS_NAME} beside " in message and "TYPESAFE_API_KEY" in message
 
 
 def test_an_edited_ticket_text_names_the_edit(memory):
@@ -166,7 +190,7 @@ def test_offline_sets_the_key_aside_and_puts_it_back(monkeypatch):
 
 
 def test_a_bad_entry_after_good_ones_is_found(tmp_path):
-    entries = json.loads(CACHE_FILE.read_text())
+    entries = committed_entries()
     entries["zzzz-last"] = {"model": "jev-1.13.0"}
     path = tmp_path / "json_cache.json"
     path.write_text(json.dumps(entries))
@@ -209,7 +233,7 @@ def test_two_processes_recording_at_once_keep_every_answer(cache_copy, jev_serve
                                   stderr=subprocess.PIPE, text=True) for name in ("A", "B")]
     for recorder in recorders:
         assert recorder.wait(timeout=120) == 0, recorder.stderr.read()
-    published, recorded = json.loads(CACHE_FILE.read_text()), json.loads(cache_copy.read_text())
+    published, recorded = committed_entries(), json.loads(cache_copy.read_text())
     assert requests_served(jev_server) == 30
     assert len(recorded) == 32 + 30
     assert {key: recorded[key] for key in published} == published
@@ -221,7 +245,7 @@ def test_the_links_script_gives_a_link_for_every_recorded_call():
                             timeout=60, check=True)
     rows = [line for line in result.stdout.splitlines() if re.match(r"\| \d+ \|", line)]
     assert len(rows) == 32
-    recorded = set(json.loads(CACHE_FILE.read_text()))
+    recorded = set(committed_entries())
     for row in rows:
         number, ticket, question, memories, answer, link = [cell.strip() for cell in row.strip("|").split("|")]
         model, state, questions = decoded_link(link)
@@ -244,3 +268,14 @@ def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
     answers = {"team": {"type": "choice", "choice": "billing", "probabilities": {"billing": 0.981}},
                "remember": {"type": "noul", "noul": 0.0712}}
     assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"
+
+
+def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_kernels(monkeypatch):
+    assert not set(conftest.LIVE_SETTINGS) & set(os.environ)
+    monkeypatch.setattr(conftest, "SET_ASIDE", {})
+    for name in conftest.LIVE_SETTINGS:
+        monkeypatch.setenv(name, "a developer's")
+    conftest.pytest_configure()
+    assert not set(conftest.LIVE_SETTINGS) & set(os.environ)
+    assert {name: conftest.SET_ASIDE[name] for name in conftest.LIVE_SETTINGS} == dict.fromkeys(
+        conftest.LIVE_SETTINGS, "a developer's")

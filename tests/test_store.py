@@ -101,6 +101,15 @@ def test_forget_one_memory_then_a_customer_changes_the_answers(sqlite_memory):
     assert sqlite_memory.STORE.forget_ticket("T-999") == 0
 
 
+def test_a_failed_forget_customer_leaves_the_ledger_as_it_was(sqlite_memory, monkeypatch, tmp_path):
+    run_earlier_tickets(sqlite_memory)
+    before = list(ledger.LEDGER)
+    monkeypatch.setattr(sqlite_memory.STORE, "path", tmp_path)  # a folder: the transaction cannot even start
+    with pytest.raises(sqlite3.OperationalError):
+        sqlite_memory.STORE.forget_customer("C-1042")
+    assert ledger.LEDGER == before and "C-1042" in {entry["customer"] for entry in before}
+
+
 def test_a_forgotten_customer_is_nowhere_in_the_database_files(sqlite_memory, tmp_path):
     run_earlier_tickets(sqlite_memory)
     for customer in sqlite_memory.CUSTOMERS:
