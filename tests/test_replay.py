@@ -26,6 +26,10 @@ def miss(call, *args):
     return str(raised.value)
 
 
+def test_the_tools_and_replay_name_the_same_requests_file():
+    assert RECORDED_REQUESTS_FILE.name == replay.REQUESTS_NAME
+
+
 def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
     calls = [request_call(request) for request in committed_requests()]
     keys = [request.key for request in committed_requests()]
