@@ -192,32 +192,53 @@ def first_heading(text):
     return next(line[2:].strip() for line in text.splitlines() if line.startswith("# "))
 
 
-def summary(notebook_path):
-    """The notebook's H1, and what it builds: its row of the README's notebook table, or else the first sentence of
+def first_sentences(text, count=1):
+    """The first `count` sentences of a paragraph, on one line."""
+    sentences = re.split(r"(?<=[.。])\s+", " ".join(text.split()))
+    return " ".join(sentences[:count])
+
+
+class ParsedMarkdown:
+    """A Markdown document as mistune's tokens: its first paragraph, and its tables' rows, each cell as Markdown."""
+
+    def __init__(self, text):
+        self.tokens, self.state = mistune.create_markdown(renderer=None, plugins=MARKDOWN_PLUGINS).parse(text)
+
+    def markdown(self, children):
+        return MarkdownRenderer().render_tokens(children, self.state).strip()
+
+    def first_paragraph(self):
+        return self.markdown(next(token for token in self.tokens if token["type"] == "paragraph")["children"])
+
+    def linked_rows(self):
+        """{the link of a row's first cell: the row's second cell} over every table body."""
+        rows = [row for table in self.tokens if table["type"] == "table" for part in table["children"]
+                if part["type"] == "table_body" for row in part["children"]]
+        return {link["attrs"]["url"]: self.markdown(row["children"][1]["children"]) for row in rows
+                for link in row["children"][0]["children"] if link["type"] == "link"}
+
+
+def summary(notebook_path, readme):
+    """The notebook's H1, and what it builds: its row in the README's notebook tables, or else the first sentence of
     its goal paragraph."""
     first = nbformat.read(notebook_path, as_version=4).cells[0].source
-    row = re.search(rf"\]\(notebooks/{re.escape(notebook_path.name)}\) \| (.+?) \|$", (ROOT / "README.md").read_text(),
-                    re.M)
-    goal = " ".join(line for line in first.splitlines()[1:] if line.strip())
-    return first_heading(first), row.group(1) if row else re.split(r"(?<=[.。])\s*", goal, maxsplit=1)[0]
+    row = readme.linked_rows().get(f"notebooks/{notebook_path.name}")
+    return first_heading(first), row or first_sentences(ParsedMarkdown(first).first_paragraph())
 
 
 def llms_txt(notebooks):
-    readme = (ROOT / "README.md").read_text()
-    lines = [f"# {first_heading(readme)}", "",
-             "> A read-and-run tutorial that gives TypeSafe's Jev model a memory: route support tickets with a Choice"
-             " question, save lasting facts with a Noul gate, and add each customer's memories to every later call."
-             " Every answer is replayed from 32 real recorded Jev responses, so it runs with no API key.", "",
-             "## Notebooks", ""]
+    """llms.txt (https://llmstxt.org): the README's title and opening, then every Markdown page with what it holds."""
+    readme_text = (ROOT / "README.md").read_text()
+    readme = ParsedMarkdown(readme_text)
+    lines = [f"# {first_heading(readme_text)}", "", f"> {first_sentences(readme.first_paragraph(), 2)}", ""]
     chinese = [path for path in notebooks if path.name.endswith(".zh.ipynb")]
     for heading, paths in (("Notebooks", [path for path in notebooks if path not in chinese]),
                            ("Chinese edition (中文版)", chinese)):
-        lines += [] if heading == "Notebooks" else ["", f"## {heading}", ""]
-        lines += [f"- [{title}]({site_path(path).with_suffix('.md').as_posix()}): {goal}"
-                  for path in paths for title, goal in [summary(path)]]
-    lines += ["", "## Guides", "", "- [README](index.md): what the cookbook shows, how to run and test it",
-              *(f"- [{first_heading(guide.read_text())}]({site_path(guide).with_suffix('.md').as_posix()}):"
-                " a 45-minute lesson plan" for guide in GUIDES)]
+        lines += [f"## {heading}", "", *(f"- [{title}]({site_path(path).with_suffix('.md').as_posix()}): {goal}"
+                                         for path in paths for title, goal in [summary(path, readme)]), ""]
+    guides = [(ROOT / "README.md", readme_text), *((guide, guide.read_text()) for guide in GUIDES)]
+    lines += ["## Guides", "", *(f"- [{first_heading(text)}]({site_path(path).with_suffix('.md').as_posix()}): "
+                                 f"{first_sentences(ParsedMarkdown(text).first_paragraph())}" for path, text in guides)]
     return "\n".join(lines) + "\n"
 
 

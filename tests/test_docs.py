@@ -9,8 +9,8 @@ import pytest
 from conftest import ROOT
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
-from cookbook_tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, SiteLinks, build,
-                                  markdown_page_text, notebook_paths, site_path)
+from cookbook_tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown, SiteLinks, build,
+                                  first_sentences, markdown_page_text, notebook_paths, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
@@ -148,6 +148,19 @@ def test_llms_txt_lists_every_markdown_page(site):
     assert text.startswith("# ") and re.search(r"^> \S", text, re.M)
     listed = set(re.findall(r"^- \[[^\]]+\]\(([^)]+\.md)\): \S", text, re.M))
     assert listed == {page.relative_to(site).as_posix() for page in pages(site, ".md")}
+
+
+def test_a_table_row_is_read_by_its_link_as_markdown_with_its_escaped_pipe():
+    parsed = ParsedMarkdown("Intro. More.\n\n| notebook | what |\n|---|---|\n| [01](notebooks/01.ipynb) | `a \\| b`, "
+                            "and *c* |\n| plain | no link |\n")
+    assert parsed.linked_rows() == {"notebooks/01.ipynb": "`a \\| b`, and *c*"}
+    assert first_sentences(parsed.first_paragraph()) == "Intro."
+
+
+def test_llms_txt_describes_each_notebook_by_its_readme_row(site):
+    text = (site / "llms.txt").read_text()
+    entry = "(06_final_comparison.md): the result table, each answer linked to the playground"
+    assert entry in text
 
 
 def test_the_06_page_carries_the_result_table_and_the_totals(site):
