@@ -2,49 +2,21 @@
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
 import json
-import os
 import re
 import shutil
-import sys
 from types import SimpleNamespace
 
 import pytest
-
-sys.dont_write_bytecode = True  # no __pycache__ in the tree for what this session imports (notebooks/, cookbook_tools)
-import replay  # noqa: E402
-from cookbook_tools import execution  # noqa: E402
-from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT  # noqa: E402
-from jevcompat.mock import MockConfig, Running  # noqa: E402
-from kit_install import KIT_TEST, KitInstall  # noqa: E402
-from lzstring import LZString  # noqa: E402
+import replay
+from cookbook_tools import execution
+from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
+from jevcompat.mock import MockConfig, Running
+from kit_install import KIT_TEST, KitInstall
+from lzstring import LZString
 
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
-
-
-LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT")
-SET_ASIDE = {}  # a developer's live settings, restored when the session ends
-
-
-def pytest_configure():
-    """Set a developer's key and endpoint aside for the session: nbval's kernels start later and inherit this
-    environment, so a miss in nbval's run would go live and be recorded into the committed cache. Tests that need a
-    key set it with configure(). Kernels and subprocesses write no __pycache__ into the tree either."""
-    for name in LIVE_SETTINGS:
-        if name in os.environ:
-            SET_ASIDE[name] = os.environ.pop(name)
-    SET_ASIDE.setdefault("PYTHONDONTWRITEBYTECODE", os.environ.get("PYTHONDONTWRITEBYTECODE"))
-    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-
-
-def pytest_unconfigure():
-    for name, value in SET_ASIDE.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    SET_ASIDE.clear()
 
 
 @pytest.hookimpl(tryfirst=True)

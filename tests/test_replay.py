@@ -8,11 +8,11 @@ import runpy
 import subprocess
 import sys
 
-import conftest
 import pytest
 import replay
 from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
+from cookbook_tools import pytest_plugin
 from cookbook_tools.execution import cache_keys
 from cookbook_tools.paths import RECORDED_REQUESTS_FILE
 
@@ -275,11 +275,15 @@ def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
 
 
 def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_kernels(monkeypatch):
-    assert not set(conftest.LIVE_SETTINGS) & set(os.environ)
-    monkeypatch.setattr(conftest, "SET_ASIDE", {})
-    for name in conftest.LIVE_SETTINGS:
+    assert not set(pytest_plugin.LIVE_SETTINGS) & set(os.environ)
+    monkeypatch.setattr(pytest_plugin, "SET_ASIDE", {})
+    for name in pytest_plugin.LIVE_SETTINGS:
         monkeypatch.setenv(name, "a developer's")
-    conftest.pytest_configure()
-    assert not set(conftest.LIVE_SETTINGS) & set(os.environ)
-    assert {name: conftest.SET_ASIDE[name] for name in conftest.LIVE_SETTINGS} == dict.fromkeys(
-        conftest.LIVE_SETTINGS, "a developer's")
+    pytest_plugin.pytest_configure()
+    assert not set(pytest_plugin.LIVE_SETTINGS) & set(os.environ)
+    assert {name: pytest_plugin.SET_ASIDE[name] for name in pytest_plugin.LIVE_SETTINGS} == dict.fromkeys(
+        pytest_plugin.LIVE_SETTINGS, "a developer's")
+
+
+def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():
+    assert "-p cookbook_tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
