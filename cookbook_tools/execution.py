@@ -73,7 +73,7 @@ def fresh_copy(cell):
 
 def cache_keys(calls):
     """The keys cooksafe.JsonCache files these calls under, computed by JsonCache itself (an oracle for
-    replay.cache_key)."""
+    jev_request.cache_key)."""
     with tempfile.TemporaryDirectory() as folder:
         keys_file = Path(folder) / "keys.json"
         cache = JsonCache(keys_file)

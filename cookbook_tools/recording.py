@@ -1,5 +1,5 @@
 """Re-recording the cache: run the notebooks against a copy, check it, put it in place whole; and the published run's
-requests (recorded_requests.json), which replay.py compares an off-script call with."""
+requests (recorded_requests.json), which cache_miss.py compares an off-script call with."""
 
 import json
 import os
@@ -8,7 +8,9 @@ from pathlib import Path
 
 from cookbook_tools.execution import cache_keys, executed_with_calls
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
-from replay import REQUESTS_NAME, cache_key, cache_text, check_cache_file, lock_for, write_atomically
+from cache_file import cache_text, check_cache_file, lock_for, write_atomically
+from cache_miss import REQUESTS_NAME
+from jev_request import cache_key
 
 
 def requests_text(calls):

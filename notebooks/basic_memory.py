@@ -3,9 +3,10 @@
 import json
 import replay
 from collections import defaultdict
+from jev_request import request_text, ticket_id
 from ledger import LEDGER, forget_entries, ledger_entry
 from pathlib import Path
-from replay import call_jev, request_text, ticket_id
+from replay import call_jev
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 

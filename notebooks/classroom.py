@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 from basic_memory import CUSTOMERS, EXPECTED, LATER, MEMORY_KEY, as_memory
+from cache_file import cache_path
+from cache_miss import REQUESTS_NAME, recorded_requests
 from IPython.display import display
-from replay import REQUESTS_NAME, cache_path, playground_link, recorded_requests
+from jev_request import playground_link
 from typesafe_sdk import Choice, SystemOneResponse
 
 SUMMARY = "Show the answer"

@@ -1,6 +1,6 @@
 """Generated from the notebooks' `#| export ledger` cells by scripts/export_module.py: do not edit."""
 
-from replay import ticket_id
+from jev_request import ticket_id
 from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 

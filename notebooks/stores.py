@@ -5,9 +5,9 @@ import math
 import sqlite3
 from contextlib import closing
 from datetime import datetime, timezone
+from jev_request import ticket_id
 from ledger import forget_entries
 from pathlib import Path
-from replay import ticket_id
 
 
 # 07_memories_that_last.ipynb

@@ -11,8 +11,10 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))  # replay.py sits beside the notebooks
-from replay import call_jev, carried_memory_ids, playground_link, recorded_requests, ticket_id  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))  # replay.py and co.
+from cache_miss import carried_memory_ids, recorded_requests  # noqa: E402
+from jev_request import playground_link, ticket_id  # noqa: E402
+from replay import call_jev  # noqa: E402
 
 
 def answers_in_brief(answers):

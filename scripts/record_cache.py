@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "notebooks")]  # cookbook_tools, and replay.py beside the notebooks
+sys.path[:0] = [str(ROOT), str(ROOT / "notebooks")]  # cookbook_tools, and the cache's modules beside the notebooks
 from cookbook_tools.paths import CACHE_FILE  # noqa: E402
 from cookbook_tools.recording import notebooks_to_record, record  # noqa: E402
 

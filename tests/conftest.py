@@ -6,8 +6,8 @@ import re
 import shutil
 from types import SimpleNamespace
 
+import cache_miss
 import pytest
-import replay
 from cookbook_tools import execution
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
@@ -87,7 +87,7 @@ def output_texts(notebook):
 
 def committed_requests():
     """The committed recorded_requests.json, read by replay's reader (RecordedRequest tuples)."""
-    return replay.recorded_requests(RECORDED_REQUESTS_FILE)
+    return cache_miss.recorded_requests(RECORDED_REQUESTS_FILE)
 
 
 def request_call(request):

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import cache_miss
+import jev_request
 import pytest
 import replay
 from conftest import CACHE_FILE, ROOT, run_earlier_tickets, unseen_state
@@ -31,13 +33,13 @@ def test_questions_are_sent_exactly_as_published():
     import basic_memory
 
     published = json.loads((ROOT / "tests" / "questions.json").read_text())
-    assert replay.questions_wire(basic_memory.ROUTE) == published["ROUTE"]
-    assert replay.questions_wire(basic_memory.GATE) == published["GATE"]
+    assert jev_request.questions_wire(basic_memory.ROUTE) == published["ROUTE"]
+    assert jev_request.questions_wire(basic_memory.GATE) == published["GATE"]
 
 
 def test_cached_function_keeps_the_recorded_name():
     assert replay._system_one.__name__ == "_system_one"
-    assert replay.cache_key("m", "s", "q") == "_system_one|m|s|q"
+    assert jev_request.cache_key("m", "s", "q") == "_system_one|m|s|q"
 
 
 def test_ticket_states_have_the_published_shape_and_ids(memory):
@@ -101,7 +103,7 @@ def test_cache_miss_offline_contacts_no_endpoint_and_says_what_and_how(memory, m
     before = CACHE_FILE.read_bytes()
     monkeypatch.setenv("TYPESAFE_ENDPOINT", "http://127.0.0.1:9")  # unreachable: a client would retry, then fail
     monkeypatch.setattr(replay, "TypeSafeClient", lambda **settings: pytest.fail(f"a client was made: {settings}"))
-    with pytest.raises(replay.CacheMiss) as raised:
+    with pytest.raises(cache_miss.CacheMiss) as raised:
         memory.ask(unseen_state(memory), memory.ROUTE)
     message = str(raised.value)
     for part in ("['team']", "T-999", "json_cache.json", "TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT"):
@@ -111,7 +113,7 @@ def test_cache_miss_offline_contacts_no_endpoint_and_says_what_and_how(memory, m
 
 def test_cache_miss_of_the_gate_names_the_ticket(memory):
     state = memory.later_state("C-1042", "Upgrade failing")
-    with pytest.raises(replay.CacheMiss, match=r"\['remember'\] about ticket T-202"):
+    with pytest.raises(cache_miss.CacheMiss, match=r"\['remember'\] about ticket T-202"):
         memory.ask({"request": state, "jev_answered": {}}, memory.GATE)
 
 
@@ -130,9 +132,9 @@ def test_cookbook_cache_names_another_cache_file(tmp_path):
     other.write_text("{}")
     (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
     env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
-    script = ("import basic_memory as b, replay\nprint(replay.cache_path())\n"
+    script = ("import basic_memory as b, cache_file, cache_miss\nprint(cache_file.cache_path())\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
-              "except replay.CacheMiss as error:\n    print(error)\n")
+              "except cache_miss.CacheMiss as error:\n    print(error)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
                             text=True, timeout=60, check=True)
     path_line, error_line, *explanation = result.stdout.splitlines()

@@ -11,7 +11,7 @@ from conftest import ROOT, committed_entries, decoded_link, committed_requests
 
 matplotlib.use("Agg")
 import classroom  # noqa: E402
-import replay  # noqa: E402
+import jev_request  # noqa: E402
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE  # noqa: E402
 
 FOLDED = "<details><summary>Show the answer</summary>"
@@ -93,7 +93,7 @@ def test_every_try_it_answer_is_committed_folded_with_its_source_hidden(path):
 
 def test_every_option_the_explorer_offers_is_a_recorded_call_with_its_recorded_answer(browsed):
     for (customer, subject, memories), call in browsed.items():
-        key = replay.cache_key(call.model, json.dumps(call.state), json.dumps(call.questions))
+        key = jev_request.cache_key(call.model, json.dumps(call.state), json.dumps(call.questions))
         assert key in {request.key for request in REQUESTS} and CACHE[key] == call.response
         assert (call.customer, call.subject, call.memories) == (customer, subject, memories)
 
@@ -121,7 +121,7 @@ def test_p_remember_is_the_gate_asked_about_that_very_call_and_absent_where_none
 def test_every_link_decodes_to_the_cached_request(calls):
     for call in calls:
         model, state, questions = decoded_link(call.link)
-        assert replay.cache_key(model, json.dumps(state), json.dumps(questions)) in CACHE
+        assert jev_request.cache_key(model, json.dumps(state), json.dumps(questions)) in CACHE
 
 
 # The explorer follows its dropdowns

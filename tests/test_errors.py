@@ -3,8 +3,8 @@ cache and the saved memories as they were."""
 
 import json
 
+import cache_file
 import pytest
-import replay
 from conftest import CACHE_FILE, CANARY_KEY, configure
 
 
@@ -24,7 +24,7 @@ def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(memory, mo
     broken = tmp_path / "json_cache.json"
     broken.write_text(text)
     configure(monkeypatch, broken)
-    with pytest.raises(replay.CacheError) as raised:
+    with pytest.raises(cache_file.CacheError) as raised:
         memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert problem in str(raised.value) and RESTORE in str(raised.value)
     assert broken.read_text() == text
@@ -32,19 +32,19 @@ def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(memory, mo
 
 def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(memory, monkeypatch, tmp_path):
     configure(monkeypatch, tmp_path / "missing.json")
-    with pytest.raises(replay.CacheError, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
+    with pytest.raises(cache_file.CacheError, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
         memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert not (tmp_path / "missing.json").exists()
 
 
 def test_a_missing_cache_file_with_a_key_starts_an_empty_cache(monkeypatch, tmp_path):
     configure(monkeypatch, tmp_path / "new.json", key=CANARY_KEY)
-    assert replay.open_cache(replay.cache_path())._data == {}
+    assert cache_file.open_cache(cache_file.cache_path())._data == {}
 
 
 def test_cookbook_cache_pointing_at_a_folder_says_so(memory, monkeypatch, tmp_path):
     configure(monkeypatch, tmp_path)
-    with pytest.raises(replay.CacheError, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
+    with pytest.raises(cache_file.CacheError, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
         memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
 
 

@@ -3,12 +3,12 @@
 import json
 import re
 
+import jev_request
 import nbformat
-import replay
 from conftest import PLAYGROUND_LINK, ROOT, committed_entries, decoded_link, link_share, output_texts
 from cookbook_tools.execution import cache_keys
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
-from replay import questions_wire
+from jev_request import questions_wire
 
 PUBLISHED = (ROOT / "tests" / "published_results.md").read_text()
 
@@ -53,7 +53,7 @@ def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(mem
         model, state, questions = decoded_link(link)
         assert model == "jev-1.13.0" and link_share(link)["apiVersion"] == "v1"
         assert questions == questions_wire(memory.ROUTE)
-        assert replay.cache_key("jev-1.13.0", json.dumps(state), json.dumps(questions)) in recorded, text
+        assert jev_request.cache_key("jev-1.13.0", json.dumps(state), json.dumps(questions)) in recorded, text
         # the answer the link shows is the recorded answer to that request
         assert text.endswith(memory.routed(memory.ask(state, memory.ROUTE)))
 

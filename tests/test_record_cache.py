@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import cache_miss
 import pytest
 import replay
 from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, request_call,
@@ -62,8 +63,8 @@ def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(memory, cac
 def test_prune_keeps_every_entry_the_recorded_requests_name(memory, cache_copy):
     record(cache_copy, ENGLISH_NOTEBOOKS, prune=True, calls_of=replaying({}))
     assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
-    assert {request.key for request in replay.recorded_requests(cache_copy.with_name(replay.REQUESTS_NAME))} <= set(
-        json.loads(cache_copy.read_text()))
+    recorded = cache_miss.recorded_requests(cache_copy.with_name(cache_miss.REQUESTS_NAME))
+    assert {request.key for request in recorded} <= set(json.loads(cache_copy.read_text()))
 
 
 def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(memory, cache_copy):

@@ -1,5 +1,6 @@
-"""replay.py: the cache file and its safe writes, the call, what an off-script call says (compared with the recorded
-requests), several recorders at once, and a playground link for every recorded call."""
+"""The replay machinery: the cache file and its safe writes (cache_file.py), the call (replay.py), what an off-script
+call says, compared with the recorded requests (cache_miss.py), several recorders at once, and a playground link for
+every recorded call (jev_request.py)."""
 
 import json
 import os
@@ -8,6 +9,9 @@ import runpy
 import subprocess
 import sys
 
+import cache_file
+import cache_miss
+import jev_request
 import pytest
 import replay
 from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, committed_requests,
@@ -21,29 +25,29 @@ SLOW_TEXT = "Dashboards have been really slow since this morning."
 
 
 def miss(call, *args):
-    with pytest.raises(replay.CacheMiss) as raised:
+    with pytest.raises(cache_miss.CacheMiss) as raised:
         call(*args)
     return str(raised.value)
 
 
 def test_the_tools_and_replay_name_the_same_requests_file():
-    assert RECORDED_REQUESTS_FILE.name == replay.REQUESTS_NAME
+    assert RECORDED_REQUESTS_FILE.name == cache_miss.REQUESTS_NAME
 
 
 def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
     calls = [request_call(request) for request in committed_requests()]
     keys = [request.key for request in committed_requests()]
     assert set(keys) == set(committed_entries()) and len(keys) == 32
-    assert [replay.cache_key(*call) for call in calls] == keys
+    assert [jev_request.cache_key(*call) for call in calls] == keys
     assert cache_keys(calls) == set(keys)  # the same keys as cooksafe's own
 
 
 def test_the_cache_opens_on_first_use_from_the_path_set_at_that_moment(memory, monkeypatch, tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
-    (tmp_path / replay.REQUESTS_NAME).write_text(RECORDED_REQUESTS_FILE.read_text())
+    (tmp_path / cache_miss.REQUESTS_NAME).write_text(RECORDED_REQUESTS_FILE.read_text())
     configure(monkeypatch, cache_path=empty)
-    assert replay.cache_path() == empty
+    assert cache_file.cache_path() == empty
     message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert "The published run made exactly this request, but" in message and "empty.json" in message
 
@@ -51,11 +55,11 @@ def test_the_cache_opens_on_first_use_from_the_path_set_at_that_moment(memory, m
 def test_a_miss_is_compared_with_the_requests_beside_the_cache_in_use_and_reread_when_they_change(memory, monkeypatch,
                                                                                                   tmp_path):
     (tmp_path / "json_cache.json").write_text("{}")
-    requests_file = tmp_path / replay.REQUESTS_NAME
+    requests_file = tmp_path / cache_miss.REQUESTS_NAME
     committed = json.loads(RECORDED_REQUESTS_FILE.read_text())
     requests_file.write_text(json.dumps([request | {"key": "edited", "model": "jev-0.0.1"} for request in committed]))
     configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
-    assert replay.requests_path() == requests_file
+    assert cache_miss.requests_path() == requests_file
     state = memory.later_state("C-1042", "Slow dashboards")
     assert "The published run asked jev-0.0.1, not " in miss(memory.ask, state, memory.ROUTE)
     requests_file.write_text(RECORDED_REQUESTS_FILE.read_text())
@@ -67,7 +71,7 @@ def test_a_miss_with_no_requests_file_beside_the_cache_is_still_a_plain_cache_mi
     (tmp_path / "json_cache.json").write_text("{}")
     configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
     message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert f"There is no {replay.REQUESTS_NAME} beside " in message and "TYPESAFE_API_KEY" in message
+    assert f"There is no {cache_miss.REQUESTS_NAME} beside " in message and "TYPESAFE_API_KEY" in message
 
 
 def test_an_edited_ticket_text_names_the_edit(memory):
@@ -87,8 +91,9 @@ def test_an_edited_data_file_names_the_edited_text(tmp_path):
         (tmp_path / name).write_bytes((ROOT / name).read_bytes())
     tickets = tmp_path / "data" / "tickets.json"
     tickets.write_text(tickets.read_text().replace(SLOW_TEXT, "Dashboards crawl."))
-    script = ("import basic_memory as b, replay\ntry:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
-              "except replay.CacheMiss as error:\n    print(error)\n")
+    script = ("import basic_memory as b, cache_miss\n"
+              "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
+              "except cache_miss.CacheMiss as error:\n    print(error)\n")
     env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "notebooks", env=env, capture_output=True,
                             text=True, timeout=60, check=True)
@@ -179,8 +184,8 @@ def test_the_offline_message_says_what_going_live_would_do(memory):
 def test_without_memories_drops_only_the_memory_list():
     memory = {"request": {"ticket": {"id": "T-101"}}, "jev_answered": {}}
     state = {"customer": {"id": "C-1"}, "tags": ["a"], "earlier": [memory]}
-    assert replay.without_memories(state) == {"customer": {"id": "C-1"}, "tags": ["a"]}
-    assert replay.without_memories("text") == "text"
+    assert cache_miss.without_memories(state) == {"customer": {"id": "C-1"}, "tags": ["a"]}
+    assert cache_miss.without_memories("text") == "text"
 
 
 def test_offline_sets_the_key_aside_and_puts_it_back(monkeypatch):
@@ -198,12 +203,12 @@ def test_a_bad_entry_after_good_ones_is_found(tmp_path):
     entries["zzzz-last"] = {"model": "jev-1.13.0"}
     path = tmp_path / "json_cache.json"
     path.write_text(json.dumps(entries))
-    with pytest.raises(replay.CacheError, match="entry zzzz-last… is not a SystemOneResponse"):
-        replay.check_cache_file(path)
+    with pytest.raises(cache_file.CacheError, match="entry zzzz-last… is not a SystemOneResponse"):
+        cache_file.check_cache_file(path)
 
 
 def test_the_cache_file_format_is_cooksafes_keys_sorted_not_recursively():
-    text = replay.cache_text({"b": {"z": 1, "a": 2}, "a": [1]})
+    text = cache_file.cache_text({"b": {"z": 1, "a": 2}, "a": [1]})
     assert text == '{\n  "a": [\n    1\n  ],\n  "b": {\n    "z": 1,\n    "a": 2\n  }\n}'
 
 
@@ -216,7 +221,7 @@ def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary_file(tmp_pat
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError, match="halfway"):
-        replay.write_atomically(path, "new")
+        cache_file.write_atomically(path, "new")
     assert [p.name for p in tmp_path.iterdir()] == ["json_cache.json"] and path.read_text() == "old"
 
 
@@ -241,7 +246,7 @@ def test_two_processes_recording_at_once_keep_every_answer(cache_copy, jev_serve
     assert requests_served(jev_server) == 30
     assert len(recorded) == 32 + 30
     assert {key: recorded[key] for key in published} == published
-    assert cache_copy.read_text() == replay.cache_text(recorded)  # still the file format cooksafe writes
+    assert cache_copy.read_text() == cache_file.cache_text(recorded)  # still the file format cooksafe writes
 
 
 def test_the_links_script_gives_a_link_for_every_recorded_call():
@@ -253,18 +258,18 @@ def test_the_links_script_gives_a_link_for_every_recorded_call():
     for row in rows:
         number, ticket, question, memories, answer, link = [cell.strip() for cell in row.strip("|").split("|")]
         model, state, questions = decoded_link(link)
-        assert replay.cache_key(model, json.dumps(state), json.dumps(questions)) in recorded
-        assert (replay.ticket_id(state), list(questions)) == (ticket, [question])
-        assert (", ".join(replay.carried_memory_ids(state)) or "-") == memories
+        assert jev_request.cache_key(model, json.dumps(state), json.dumps(questions)) in recorded
+        assert (jev_request.ticket_id(state), list(questions)) == (ticket, [question])
+        assert (", ".join(cache_miss.carried_memory_ids(state)) or "-") == memories
     assert rows[0].split("|")[5].strip() == "cloud_ops 0.80"
 
 
 def test_a_link_for_a_request_of_two_questions_carries_both(memory):
     questions = memory.ROUTE | memory.GATE
-    link = replay.playground_link(memory.later_state("C-1042", "Slow dashboards"), questions, "jev-1.13.0")
+    link = jev_request.playground_link(memory.later_state("C-1042", "Slow dashboards"), questions, "jev-1.13.0")
     model, state, sent = decoded_link(link)
     assert (model, list(sent)) == ("jev-1.13.0", ["team", "remember"])
-    assert sent == replay.questions_wire(questions)
+    assert sent == jev_request.questions_wire(questions)
 
 
 def test_the_links_script_names_each_answer_of_a_request_of_two_questions():

@@ -5,6 +5,7 @@ import sqlite3
 import subprocess
 import sys
 
+import jev_request
 import ledger
 import nbformat
 import pytest
@@ -36,7 +37,7 @@ def store(request, memory, monkeypatch, tmp_path):
 
 
 def ids(store, customer):
-    return [replay.ticket_id(memory) for memory in store.recall(customer)]
+    return [jev_request.ticket_id(memory) for memory in store.recall(customer)]
 
 
 def test_recall_gives_what_was_saved_in_order_per_customer(store):

@@ -1,0 +1,152 @@
+"""What a call the cache lacks says (CacheMiss): the nearest request of the published run (read from
+recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it.
+Hand-written, tested in tests/test_replay.py."""
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from cache_file import cache_path
+from jev_request import cache_key, describe_call, ticket_id
+
+REQUESTS_NAME = "recorded_requests.json"  # the published run's requests, beside the cache they were recorded into
+
+
+class CacheMiss(LookupError):
+    """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
+
+
+class RecordedRequest(NamedTuple):
+    key: str
+    model: str
+    state: dict
+    questions: dict
+
+
+def requests_path():
+    """recorded_requests.json beside the cache in use (cache_path(): COOKBOOK_CACHE, or the committed cache)."""
+    return cache_path().with_name(REQUESTS_NAME)
+
+
+def recorded_requests(path=None):
+    """The published run's requests (RecordedRequest), in order of first use, as scripts/record_cache.py wrote them
+    beside the cache (default: the cache in use); none when there is no such file. Re-read when the file changes."""
+    path = Path(path or requests_path())
+    try:
+        modified = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return ()
+    return requests_in(path, modified)
+
+
+@functools.lru_cache(maxsize=8)
+def requests_in(path, modified):
+    """The requests `path` held when it was last modified at `modified` (the key that makes a changed file re-read)."""
+    return tuple(RecordedRequest(**request) for request in json.loads(path.read_text()))
+
+
+def carried_memory_ids(state):
+    """The source ticket ids of the memories a routing state carries (a list of {"request", "jev_answered"})."""
+    for value in state.values() if isinstance(state, dict) else ():
+        if isinstance(value, list) and value and all(isinstance(m, dict) and "request" in m for m in value):
+            return tuple(ticket_id(memory) for memory in value)
+    return ()
+
+
+def without_memories(state):
+    if not isinstance(state, dict):
+        return state
+    return {key: value for key, value in state.items() if not carried_memory_ids({key: value})}
+
+
+def differences(recorded, sent, path=""):
+    """[(path, recorded value, sent value)] where two JSON values differ; memories are named by their ticket."""
+    if isinstance(recorded, dict) and isinstance(sent, dict):
+        found = []
+        for key in dict.fromkeys([*recorded, *sent]):
+            found += differences(recorded.get(key, "(absent)"), sent.get(key, "(absent)"), f"{path}.{key}")
+        return found
+    if isinstance(recorded, list) and isinstance(sent, list):
+        same_memories = carried_memory_ids({"": recorded}) == carried_memory_ids({"": sent}) != ()
+        named = len(recorded) == len(sent) and same_memories
+        found = []
+        for index in range(max(len(recorded), len(sent))):
+            old = recorded[index] if index < len(recorded) else "(absent)"
+            new = sent[index] if index < len(sent) else "(absent)"
+            found += differences(old, new, f"{path}[memory {ticket_id(old)}]" if named else f"{path}[{index}]")
+        return found
+    return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
+
+
+def truncated(value, width=90):
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def memory_sets_text(ids_list):
+    return "; ".join(", ".join(ids) or "none" for ids in ids_list)
+
+
+def explain_miss(model, state_json, questions_json):
+    """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do."""
+    where = os.path.relpath(cache_path())
+    state, questions = json.loads(state_json), json.loads(questions_json)
+    lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
+    if not recorded_requests():
+        lines.append(f"There is no {REQUESTS_NAME} beside {where} to compare this request with.")
+    elif cache_key(model, state_json, questions_json) in {request.key for request in recorded_requests()}:
+        lines.append(f"The published run made exactly this request, but {where} does not hold its answer: restore the"
+                     " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it.")
+    else:
+        lines += compared_with_recorded(model, state, questions)
+    lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for"
+                 f" another Jev-compatible server), this request would be sent to Jev ({model}) live and its answer"
+                 f" recorded into {where}.")
+    return "\n".join(lines)
+
+
+def compared_with_recorded(model, state, questions):
+    """Lines that name the nearest recorded request for the same ticket and questions, and how this one differs."""
+    asked = sorted(questions)
+    models = sorted({m for _, m, _, _ in recorded_requests()})
+    if model not in models:
+        return [f"The published run asked {', '.join(models)}, not {model}."]
+    recorded = [(s, q) for _, m, s, q in recorded_requests() if m == model]
+    if not any(sorted(q) == asked for _, q in recorded):
+        return [f"The published run never asked questions {asked}."]
+    tickets = list(dict.fromkeys(ticket_id(s) for s, q in recorded if sorted(q) == asked))
+    same = [(s, q) for s, q in recorded if sorted(q) == asked and ticket_id(s) == ticket_id(state)]
+    if not same:
+        return [f"The published run asked {asked} about tickets {', '.join(tickets)}, never about"
+                f" {ticket_id(state) or 'a state with no ticket id'}: a new ticket is a new request."]
+    mine, sets = carried_memory_ids(state), list(dict.fromkeys(carried_memory_ids(s) for s, _ in same))
+
+    def distance(candidate):
+        old_state, old_questions = candidate
+        return (carried_memory_ids(old_state) != mine, len(differences(old_questions, questions))
+                + len(differences(without_memories(old_state), without_memories(state))))
+
+    nearest_state, nearest_questions = min(same, key=distance)
+    lines = []
+    if mine not in sets:
+        lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets_text(sets)} · this request:"
+                     f" {memory_sets_text([mine])}.")
+        nearest_state, state = without_memories(nearest_state), without_memories(state)
+    found = [("question " + path, old, new) for path, old, new in differences(nearest_questions, questions)]
+    found += differences(nearest_state, state)
+    if found:
+        lines.append("Edited since the recording (recorded → this request):")
+        lines += [f"  {path}: {truncated(old)} → {truncated(new)}" for path, old, new in found[:6]]
+        lines += [f"  … and {len(found) - 6} more differences"] if len(found) > 6 else []
+    if ticket_id(state) in mine or len(set(mine)) < len(mine):
+        lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."
+                     " Kernel → Restart Kernel and Run All Cells goes back to the recorded run.")
+    elif mine not in sets and not found:
+        lines.append("Only the memories differ: cells probably ran out of order or twice. Kernel → Restart Kernel and"
+                     " Run All Cells goes back to the recorded run.")
+    elif found:
+        lines.append("An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and"
+                     " Run All Cells) to go back to the recorded answers.")
+    return lines

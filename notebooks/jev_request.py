@@ -1,0 +1,53 @@
+"""One request to Jev as data: the exact text that is sent (and keys the cache), the key it is recorded under, the
+ticket it is about, and a TypeSafe playground link that opens it. Hand-written, tested in tests/test_replay.py."""
+
+import hashlib
+import json
+
+from cooksafe import make_playground_link
+from cooksafe.cache import MAX_KEY_CHARS
+from typesafe_sdk import Choice, Noul, Score
+
+
+def ticket_id(state):
+    """The id of the ticket in a state, or in the request of a memory (the gate's state); None if there is none."""
+    inner = state.get("request", state) if isinstance(state, dict) else None
+    ticket = inner.get("ticket") if isinstance(inner, dict) else None
+    return ticket.get("id") if isinstance(ticket, dict) else None
+
+
+def describe_call(state, questions):
+    """'questions ['team'] about ticket T-201': what a call asks, for messages."""
+    about = f" about ticket {ticket_id(state)}" if ticket_id(state) else ""
+    return f"questions {sorted(questions)}{about}"
+
+
+def questions_wire(questions):
+    """Questions as they are sent: {question_id: question.model_dump(mode="json", exclude_none=True)}."""
+    return {question_id: question.model_dump(mode="json", exclude_none=True)
+            for question_id, question in questions.items()}
+
+
+def request_text(state, questions):
+    """(state, questions) as the json.dumps text that is sent and keys the cache, or a TypeError naming the fix."""
+    if not isinstance(questions, dict) or not questions or not all(
+            isinstance(question, (Choice, Noul, Score)) for question in questions.values()):
+        raise TypeError("questions must be a non-empty dict {question_id: typesafe_sdk Choice, Noul or Score};"
+                        f" got {type(questions).__name__} {questions!r:.80}")
+    try:
+        return json.dumps(state), json.dumps(questions_wire(questions))
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"The state must be JSON-serialisable ({error}): use dicts, lists, strings, numbers,"
+                        " booleans and None (a set as a list, a date as an ISO string).") from None
+
+
+def cache_key(model, state_json, questions_json):
+    """The key cooksafe.JsonCache records this call under: the name of replay._system_one (the function the published
+    cache was recorded with) and the arguments joined by |, as a sha256 digest when longer than 200 characters."""
+    key = "|".join(["_system_one", model, state_json, questions_json])
+    return hashlib.sha256(key.encode()).hexdigest() if len(key) > MAX_KEY_CHARS else key
+
+
+def playground_link(state, questions, model):
+    """A link that opens this request (state, questions, model) in the TypeSafe playground."""
+    return make_playground_link(state, questions, models=[model])
