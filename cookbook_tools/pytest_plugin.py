@@ -4,7 +4,8 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
 - a developer's live settings are set aside for the session: nbval's kernels start later and inherit this
   environment, so a miss in nbval's run would otherwise go live and be recorded into the committed cache (tests that
   need a key set one with conftest.configure());
-- nothing writes __pycache__ into the tree: not this process, its kernels or its subprocesses.
+- the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own package,
+  cookbook_tools/__pycache__, ignored by git, is written before the plugin runs, unless PYTHONDONTWRITEBYTECODE is set).
 """
 
 import os

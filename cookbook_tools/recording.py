@@ -9,7 +9,7 @@ from pathlib import Path
 from cookbook_tools.execution import cache_keys, executed_with_calls
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 from cache_file import cache_text, check_cache_file, lock_for, write_atomically
-from cache_miss import REQUESTS_NAME
+from cache_miss import requests_path
 from jev_request import cache_key
 
 
@@ -80,7 +80,7 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         new = kept_entries(new, used, prune)
         write_atomically(cache_path, cache_text(new))
         if requests is not None:
-            write_atomically(cache_path.with_name(REQUESTS_NAME), requests)
+            write_atomically(requests_path(cache_path), requests)
         added = set(new) - set(old)
         changed = {key for key in set(new) & set(old) if new[key] != old[key]}
         print(f"{cache_path.name}: {len(new)} entries, {len(added)} new, {len(changed)} re-recorded with a different"

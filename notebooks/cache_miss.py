@@ -25,9 +25,10 @@ class RecordedRequest(NamedTuple):
     questions: dict
 
 
-def requests_path():
-    """recorded_requests.json beside the cache in use (cache_path(): COOKBOOK_CACHE, or the committed cache)."""
-    return cache_path().with_name(REQUESTS_NAME)
+def requests_path(cache=None):
+    """recorded_requests.json beside a cache file (by default the cache in use: COOKBOOK_CACHE, or the committed
+    cache)."""
+    return (cache or cache_path()).with_name(REQUESTS_NAME)
 
 
 def recorded_requests(path=None):

@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
-from basic_memory import CUSTOMERS, EXPECTED, LATER, MEMORY_KEY, as_memory
+from basic_memory import CUSTOMERS, EXPECTED, LATER, as_memory
 from cache_file import cache_path
-from cache_miss import REQUESTS_NAME, recorded_requests
+from cache_miss import REQUESTS_NAME, carried_memory_ids, recorded_requests, requests_path, without_memories
 from IPython.display import display
 from jev_request import playground_link
 from typesafe_sdk import Choice, SystemOneResponse
@@ -100,7 +100,7 @@ def recorded_routing_calls(cache_file=None):
     recording is still filling it in) is left out."""
     cache_file = cache_file or cache_path()
     cache = json.loads(cache_file.read_text())
-    requests = [request for request in recorded_requests(cache_file.with_name(REQUESTS_NAME)) if request.key in cache]
+    requests = [request for request in recorded_requests(requests_path(cache_file)) if request.key in cache]
     subjects = [message["subject"] for message in LATER]
     gates = {json.dumps(request.state, sort_keys=True): cache[request.key]["answers"]["remember"]["noul"]
              for request in requests if "remember" in request.questions}
@@ -111,12 +111,11 @@ def recorded_routing_calls(cache_file=None):
             continue
         response = cache[request.key]
         # The gate's state is this call as a memory: the state without its memories, and Jev's answer.
-        plain = {key: value for key, value in state.items() if key != MEMORY_KEY}
-        memory = as_memory(plain, {"team": Choice.model_validate(questions["team"])},
+        memory = as_memory(without_memories(state), {"team": Choice.model_validate(questions["team"])},
                            SystemOneResponse.model_validate(response))
         calls.append(RecordedCall(
             customer=state["customer"]["id"], subject=state["ticket"]["subject"],
-            memories=tuple(m["request"]["ticket"]["id"] for m in state.get(MEMORY_KEY, [])),
+            memories=carried_memory_ids(state),
             model=request.model, state=state, questions=questions, response=response,
             p_remember=gates.get(json.dumps(memory, sort_keys=True))))
     return calls

@@ -86,7 +86,7 @@ def output_texts(notebook):
 
 
 def committed_requests():
-    """The committed recorded_requests.json, read by replay's reader (RecordedRequest tuples)."""
+    """The committed recorded_requests.json, read by cache_miss.recorded_requests (RecordedRequest tuples)."""
     return cache_miss.recorded_requests(RECORDED_REQUESTS_FILE)
 
 
@@ -179,4 +179,5 @@ def pytest_collection_finish(session):
 def kit_install(pytestconfig):
     """The classroom kit's background check (KitInstall), finished."""
     pytestconfig.kit_install.join(timeout=600)
+    assert not pytestconfig.kit_install.is_alive(), "the classroom kit's check did not finish within 10 minutes"
     return pytestconfig.kit_install

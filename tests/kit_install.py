@@ -29,6 +29,7 @@ class KitInstall(threading.Thread):
         self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
         self.kit, self.executed = self.folder / "kit", self.folder / "executed"
         self.steps = []
+        self.running = None  # the step's process, stopped at cleanup if the session ends first
 
     def offline_environment(self):
         """A student's shell: no pip configuration, no Jupyter or Python settings of this machine, an empty home,
@@ -42,11 +43,12 @@ class KitInstall(threading.Thread):
     def step(self, name, command, **options):
         started = time.monotonic()
         # At low priority: the rest of the suite, running meanwhile on the same cores, goes first.
-        result = subprocess.run(["nice", "-n", "15", *command], capture_output=True, text=True, **options)
-        self.steps.append(SimpleNamespace(name=name, command=command, returncode=result.returncode,
-                                          output=(result.stdout + result.stderr)[-3000:],
-                                          seconds=time.monotonic() - started))
-        return result.returncode == 0
+        self.running = subprocess.Popen(["nice", "-n", "15", *command], stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, **options)
+        output, _ = self.running.communicate()
+        self.steps.append(SimpleNamespace(name=name, command=command, returncode=self.running.returncode,
+                                          output=output[-3000:], seconds=time.monotonic() - started))
+        return self.running.returncode == 0
 
     def run(self):
         venv_bin = self.kit / ".venv" / "bin"
@@ -62,5 +64,7 @@ class KitInstall(threading.Thread):
                           cwd=self.kit / "notebooks", env=offline["env"])
 
     def cleanup(self):
-        self.join(timeout=600)
+        if self.running is not None and self.running.poll() is None:
+            self.running.terminate()  # the session ended before the check (Ctrl-C, -x): do not wait for pip
+        self.join(timeout=60)
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -48,19 +48,6 @@ def test_running_the_notebooks_leaves_the_cache_byte_identical(readers_run):
     assert readers_run.cache_after == readers_run.cache_before == CACHE_FILE.read_bytes()
 
 
-def coalesced_streams(outputs):
-    """The outputs with consecutive pieces of one stream joined, as nbval joins them: a busy kernel may send one
-    print's text in two messages."""
-    joined = []
-    for output in outputs:
-        if output.get("output_type") == "stream" and joined and joined[-1].get("output_type") == "stream" \
-                and joined[-1].get("name") == output.get("name"):
-            joined[-1] = joined[-1] | {"text": joined[-1]["text"] + output["text"]}
-        else:
-            joined.append(output)
-    return joined
-
-
 def sanitized_outputs(notebook):
     """Each code cell's outputs as text, with tests/sanitize.cfg applied, images left out and stream pieces joined (as
     nbval does: under load the kernel may flush one print() in two pieces)."""

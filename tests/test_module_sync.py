@@ -23,7 +23,7 @@ def test_the_lesson_module_stays_small():
 
 def test_recorded_requests_are_the_published_runs_requests(memory):
     assert requests_text(published_run_calls()) == RECORDED_REQUESTS_FILE.read_text(), (
-        "stale committed_requests.json: re-record with scripts/record_cache.py")
+        "stale recorded_requests.json: re-record with scripts/record_cache.py")
     assert len(committed_requests()) == 32
 
 
