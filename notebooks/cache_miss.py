@@ -111,10 +111,10 @@ def explain_miss(model, state_json, questions_json):
 def compared_with_recorded(model, state, questions):
     """Lines that name the nearest recorded request for the same ticket and questions, and how this one differs."""
     asked = sorted(questions)
-    models = sorted({m for _, m, _, _ in recorded_requests()})
+    models = sorted({request.model for request in recorded_requests()})
     if model not in models:
         return [f"The published run asked {', '.join(models)}, not {model}."]
-    recorded = [(s, q) for _, m, s, q in recorded_requests() if m == model]
+    recorded = [(request.state, request.questions) for request in recorded_requests() if request.model == model]
     if not any(sorted(q) == asked for _, q in recorded):
         return [f"The published run never asked questions {asked}."]
     tickets = list(dict.fromkeys(ticket_id(s) for s, q in recorded if sorted(q) == asked))

@@ -24,10 +24,11 @@ def answers_in_brief(answers):
 
 
 def rows():
-    for number, (_, model, state, questions) in enumerate(recorded_requests(), 1):
-        answers = call_jev(model, json.dumps(state), json.dumps(questions))["answers"]
+    for number, request in enumerate(recorded_requests(), 1):
+        state, questions = request.state, request.questions
+        answers = call_jev(request.model, json.dumps(state), json.dumps(questions))["answers"]
         yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",
-               answers_in_brief(answers), f"[open]({playground_link(state, questions, model)})")
+               answers_in_brief(answers), f"[open]({playground_link(state, questions, request.model)})")
 
 
 def main():

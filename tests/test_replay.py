@@ -18,7 +18,7 @@ from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_li
                       request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools import pytest_plugin
 from cookbook_tools.execution import cache_keys
-from cookbook_tools.paths import RECORDED_REQUESTS_FILE
+from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
 SLOW_TEXT = "Dashboards have been really slow since this morning."
@@ -28,6 +28,11 @@ def miss(call, *args):
     with pytest.raises(cache_miss.CacheMiss) as raised:
         call(*args)
     return str(raised.value)
+
+
+def test_the_tools_and_the_notebooks_name_the_same_cache_file(monkeypatch):
+    monkeypatch.delenv("COOKBOOK_CACHE", raising=False)
+    assert cache_file.cache_path() == CACHE_FILE
 
 
 def test_the_tools_and_replay_name_the_same_requests_file():
