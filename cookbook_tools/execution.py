@@ -1,12 +1,9 @@
 """Running notebooks: in a fresh kernel of this Python environment, as readers run them, and what they asked Jev."""
 
 import json
-import tempfile
-from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
-from cooksafe import JsonCache
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
@@ -69,19 +66,3 @@ def fresh_copy(cell):
     """A new cell with this cell's type and source (and no outputs, ids or counts)."""
     make = nbformat.v4.new_code_cell if cell.cell_type == "code" else nbformat.v4.new_markdown_cell
     return make(cell.source)
-
-
-def cache_keys(calls):
-    """The keys cooksafe.JsonCache files these calls under, computed by JsonCache itself (an oracle for
-    jev_request.cache_key)."""
-    with tempfile.TemporaryDirectory() as folder:
-        keys_file = Path(folder) / "keys.json"
-        cache = JsonCache(keys_file)
-
-        @cache
-        def _system_one(model, state_json, questions_json):
-            return None
-
-        for call in calls:
-            _system_one(*call)
-        return set(json.loads(keys_file.read_text())) if keys_file.exists() else set()

@@ -28,6 +28,7 @@ from packaging.tags import compatible_tags, cpython_tags, mac_platforms, platfor
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
+from cookbook_tools import pages
 from cookbook_tools.paths import CACHE_FILE, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 
 PYPI = "https://pypi.org/simple"
@@ -295,9 +296,8 @@ def download(wheelhouse, target, roots, index_url, report, rounds=3):
 
 
 def build_site(out):
-    """The pages, built by scripts/build_docs.py into out/site."""
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_docs.py"), "--out", str(out / "site")],
-                   check=True, stdout=subprocess.DEVNULL)
+    """The pages, built into out/site as scripts/build_docs.py builds them."""
+    pages.build(out / "site")
 
 
 def check_out_folder(out):

@@ -1,9 +1,11 @@
 """What every pytest run of this project does first, whichever paths it is given (pytest.ini loads it with -p, so a
 lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never reads tests/conftest.py):
 
-- a developer's live settings are set aside for the session: nbval's kernels start later and inherit this
-  environment, so a miss in nbval's run would otherwise go live and be recorded into the committed cache (tests that
-  need a key set one with conftest.configure());
+- a developer's live settings (key, endpoint, another cache) are set aside for the session: nbval's kernels start
+  later and inherit this environment, so a miss in nbval's run would otherwise go live and be recorded into the
+  committed cache, and another cache would change what 02 prints (tests set their own with conftest.configure());
+- the database notebook 07 writes beside the notebooks during nbval's run is removed when the session ends, even one
+  stopped early (-x, Ctrl-C) before 07's last cell deletes it;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own package,
   cookbook_tools/__pycache__, ignored by git, is written before the plugin runs, unless PYTHONDONTWRITEBYTECODE is set).
 """
@@ -12,11 +14,15 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
-LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT")
+from cookbook_tools.paths import NOTEBOOKS  # noqa: E402
+LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "COOKBOOK_CACHE")
+NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
+DATABASES_BEFORE = set()  # the session removes only what it wrote
 SET_ASIDE = {}  # a developer's live settings, restored when the session ends
 
 
 def pytest_configure():
+    DATABASES_BEFORE.update(path for path in database_files() if path.exists())
     for name in LIVE_SETTINGS:
         if name in os.environ:
             SET_ASIDE[name] = os.environ.pop(name)
@@ -31,3 +37,13 @@ def pytest_unconfigure():
         else:
             os.environ[name] = value
     SET_ASIDE.clear()
+
+
+def database_files():
+    return [NOTEBOOK_07_DATABASE, NOTEBOOK_07_DATABASE.with_name(NOTEBOOK_07_DATABASE.name + "-journal")]
+
+
+def pytest_sessionfinish():
+    for path in database_files():
+        if path not in DATABASES_BEFORE:
+            path.unlink(missing_ok=True)

@@ -6,7 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from cookbook_tools.execution import cache_keys, executed_with_calls
+import published_run
+from cookbook_tools.execution import executed_with_calls
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 from cache_file import cache_text, check_cache_file, lock_for, write_atomically
 from cache_miss import requests_path
@@ -36,8 +37,6 @@ def notebooks_to_record(names, prune=False):
 
 def published_run_calls():
     """The calls of the published run (notebook 08's `replay_published_run`), made in this process."""
-    import published_run  # beside the notebooks: imported only once the caller has set up the cache
-
     return published_run.replay_published_run()
 
 
@@ -65,11 +64,11 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         used = set()
         for number, notebook_path in enumerate(notebook_paths, 1):
             print(f"[{number}/{len(notebook_paths)}] {notebook_path.name}", flush=True)
-            used |= cache_keys(calls_of(notebook_path))
+            used |= {cache_key(*call) for call in calls_of(notebook_path)}
         requests = None
         if every_notebook:  # the published run's requests are named in recorded_requests.json: --prune keeps them
             published = published_run_calls()
-            used |= cache_keys(published)
+            used |= {cache_key(*call) for call in published}
             requests = requests_text(published)
         check_cache_file(temp)
         new = json.loads(temp.read_text())

@@ -39,6 +39,7 @@ def check_cache_file(path):
             problem = error.errors()[0]
             raise CacheError(f"In the cache {path}, entry {key[:12]}… is not a SystemOneResponse"
                              f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {fix}.") from None
+    return entries
 
 
 def cache_text(entries, indent=2):

@@ -2,7 +2,6 @@
 recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it.
 Hand-written, tested in tests/test_replay.py."""
 
-import functools
 import json
 import os
 from pathlib import Path
@@ -33,18 +32,11 @@ def requests_path(cache=None):
 
 def recorded_requests(path=None):
     """The published run's requests (RecordedRequest), in order of first use, as scripts/record_cache.py wrote them
-    beside the cache (default: the cache in use); none when there is no such file. Re-read when the file changes."""
+    beside the cache (default: the cache in use); none when there is no such file. Read afresh at each call (32
+    requests): a re-recorded file is seen at once."""
     path = Path(path or requests_path())
-    try:
-        modified = path.stat().st_mtime_ns
-    except FileNotFoundError:
+    if not path.exists():
         return ()
-    return requests_in(path, modified)
-
-
-@functools.lru_cache(maxsize=8)
-def requests_in(path, modified):
-    """The requests `path` held when it was last modified at `modified` (the key that makes a changed file re-read)."""
     return tuple(RecordedRequest(**request) for request in json.loads(path.read_text()))
 
 
@@ -95,26 +87,28 @@ def explain_miss(model, state_json, questions_json):
     where = os.path.relpath(cache_path())
     state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
-    if not recorded_requests():
+    requests = recorded_requests()
+    if not requests:
         lines.append(f"There is no {REQUESTS_NAME} beside {where} to compare this request with.")
-    elif cache_key(model, state_json, questions_json) in {request.key for request in recorded_requests()}:
+    elif cache_key(model, state_json, questions_json) in {request.key for request in requests}:
         lines.append(f"The published run made exactly this request, but {where} does not hold its answer: restore the"
                      " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it.")
     else:
-        lines += compared_with_recorded(model, state, questions)
+        lines += compared_with_recorded(model, state, questions, requests)
     lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for"
                  f" another Jev-compatible server), this request would be sent to Jev ({model}) live and its answer"
                  f" recorded into {where}.")
     return "\n".join(lines)
 
 
-def compared_with_recorded(model, state, questions):
-    """Lines that name the nearest recorded request for the same ticket and questions, and how this one differs."""
+def compared_with_recorded(model, state, questions, requests):
+    """Lines that name the nearest of the recorded `requests` for the same ticket and questions, and how this one
+    differs."""
     asked = sorted(questions)
-    models = sorted({request.model for request in recorded_requests()})
+    models = sorted({request.model for request in requests})
     if model not in models:
         return [f"The published run asked {', '.join(models)}, not {model}."]
-    recorded = [(request.state, request.questions) for request in recorded_requests() if request.model == model]
+    recorded = [(request.state, request.questions) for request in requests if request.model == model]
     if not any(sorted(q) == asked for _, q in recorded):
         return [f"The published run never asked questions {asked}."]
     tickets = list(dict.fromkeys(ticket_id(s) for s, q in recorded if sorted(q) == asked))

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 from basic_memory import CUSTOMERS, EXPECTED, LATER, as_memory
-from cache_file import cache_path
+from cache_file import cache_path, check_cache_file
 from cache_miss import REQUESTS_NAME, carried_memory_ids, recorded_requests, requests_path, without_memories
 from IPython.display import display
 from jev_request import playground_link
 from typesafe_sdk import Choice, SystemOneResponse
 
 SUMMARY = "Show the answer"
+LATER_SUBJECTS = [message["subject"] for message in LATER]
 
 
 # A folded answer
@@ -94,22 +95,21 @@ class RecordedCall:
         return ", ".join(self.memories) or "none"
 
 
-def recorded_routing_calls(cache_file=None):
+def recorded_routing_calls(cache=None):
     """Every recorded routing call of a later message, in the order the run first sent it, with its recorded answer
     and, where the gate was asked about that very call, P(remember). A request the cache has no answer for (while a
     recording is still filling it in) is left out."""
-    cache_file = cache_file or cache_path()
-    cache = json.loads(cache_file.read_text())
-    requests = [request for request in recorded_requests(requests_path(cache_file)) if request.key in cache]
-    subjects = [message["subject"] for message in LATER]
-    gates = {json.dumps(request.state, sort_keys=True): cache[request.key]["answers"]["remember"]["noul"]
+    cache = cache or cache_path()
+    entries = check_cache_file(cache)
+    requests = [request for request in recorded_requests(requests_path(cache)) if request.key in entries]
+    gates = {json.dumps(request.state, sort_keys=True): entries[request.key]["answers"]["remember"]["noul"]
              for request in requests if "remember" in request.questions}
     calls = []
     for request in requests:
         state, questions = request.state, request.questions
-        if "team" not in questions or state["ticket"]["subject"] not in subjects:
+        if "team" not in questions or state["ticket"]["subject"] not in LATER_SUBJECTS:
             continue
-        response = cache[request.key]
+        response = entries[request.key]
         # The gate's state is this call as a memory: the state without its memories, and Jev's answer.
         memory = as_memory(without_memories(state), {"team": Choice.model_validate(questions["team"])},
                            SystemOneResponse.model_validate(response))
@@ -138,9 +138,8 @@ def bar_chart(ax, call):
 
 def small_multiples(calls):
     """One panel per customer and later message, one group of bars per recorded memory set: P(expected team)."""
-    subjects = [message["subject"] for message in LATER]
-    fig, axes = plt.subplots(len(CUSTOMERS), len(subjects), figsize=(9, 5), sharey=True, squeeze=False)
-    for ax, (customer, subject) in zip(axes.flat, [(c, s) for c in CUSTOMERS for s in subjects], strict=True):
+    fig, axes = plt.subplots(len(CUSTOMERS), len(LATER_SUBJECTS), figsize=(9, 5), sharey=True, squeeze=False)
+    for ax, (customer, subject) in zip(axes.flat, [(c, s) for c in CUSTOMERS for s in LATER_SUBJECTS], strict=True):
         shown = [call for call in calls if (call.customer, call.subject) == (customer, subject)]
         colours = ["tab:green" if call.choice == call.expected else "tab:red" for call in shown]
         bars = ax.bar([call.memory_label for call in shown], [call.probabilities[call.expected] for call in shown],

@@ -7,14 +7,13 @@ the state carries, Jev's recorded answer, and a link that opens that exact reque
 playground.
 """
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))  # replay.py and co.
+from cache_file import cache_path, check_cache_file  # noqa: E402
 from cache_miss import carried_memory_ids, recorded_requests  # noqa: E402
 from jev_request import playground_link, ticket_id  # noqa: E402
-from replay import call_jev  # noqa: E402
 
 
 def answers_in_brief(answers):
@@ -24,9 +23,11 @@ def answers_in_brief(answers):
 
 
 def rows():
+    """Read from the cache file, never asked: a request it lacks stops the script (KeyError) rather than going live."""
+    entries = check_cache_file(cache_path())
     for number, request in enumerate(recorded_requests(), 1):
         state, questions = request.state, request.questions
-        answers = call_jev(request.model, json.dumps(state), json.dumps(questions))["answers"]
+        answers = entries[request.key]["answers"]
         yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",
                answers_in_brief(answers), f"[open]({playground_link(state, questions, request.model)})")
 

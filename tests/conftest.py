@@ -4,11 +4,14 @@ repository to run in, the readers' run of every notebook, and what a playground 
 import json
 import re
 import shutil
+import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 import cache_miss
 import pytest
 from cookbook_tools import execution
+from cooksafe import JsonCache
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
 from kit_install import KIT_TEST, KitInstall
@@ -181,3 +184,19 @@ def kit_install(pytestconfig):
     pytestconfig.kit_install.join(timeout=600)
     assert not pytestconfig.kit_install.is_alive(), "the classroom kit's check did not finish within 10 minutes"
     return pytestconfig.kit_install
+
+
+def cache_keys(calls):
+    """The keys cooksafe.JsonCache files these calls under, computed by JsonCache itself: the tests' oracle for
+    jev_request.cache_key."""
+    with tempfile.TemporaryDirectory() as folder:
+        keys_file = Path(folder) / "keys.json"
+        cache = JsonCache(keys_file)
+
+        @cache
+        def _system_one(model, state_json, questions_json):
+            return None
+
+        for call in calls:
+            _system_one(*call)
+        return set(json.loads(keys_file.read_text())) if keys_file.exists() else set()

@@ -9,8 +9,7 @@ import cache_miss
 import jev_request
 import pytest
 import replay
-from conftest import CACHE_FILE, ROOT, run_earlier_tickets, unseen_state
-from cookbook_tools.execution import cache_keys
+from conftest import CACHE_FILE, ROOT, cache_keys, run_earlier_tickets, unseen_state
 from cookbook_tools.paths import RECORDED_REQUESTS_FILE
 from ledger import answer_summary
 from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer

@@ -11,8 +11,7 @@ import conftest
 import nbformat
 import pytest
 from nbval.plugin import coalesce_streams
-from conftest import CACHE_FILE, ROOT
-from cookbook_tools.execution import cache_keys
+from conftest import CACHE_FILE, ROOT, cache_keys
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 pytestmark = pytest.mark.slow  # the readers' run

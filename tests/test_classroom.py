@@ -174,7 +174,7 @@ def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
     cache_path = tmp_path / "json_cache.json"
     shutil.copyfile(RECORDED_REQUESTS_FILE, tmp_path / RECORDED_REQUESTS_FILE.name)
     cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
-    calls = classroom.recorded_routing_calls(cache_file=cache_path)
+    calls = classroom.recorded_routing_calls(cache=cache_path)
     assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
                                         call.customer == "C-1042" for call in calls)
 

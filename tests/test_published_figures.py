@@ -5,8 +5,7 @@ import re
 
 import jev_request
 import nbformat
-from conftest import PLAYGROUND_LINK, ROOT, committed_entries, decoded_link, link_share, output_texts
-from cookbook_tools.execution import cache_keys
+from conftest import PLAYGROUND_LINK, ROOT, cache_keys, committed_entries, decoded_link, link_share, output_texts
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 from jev_request import questions_wire
 

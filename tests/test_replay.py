@@ -14,10 +14,9 @@ import cache_miss
 import jev_request
 import pytest
 import replay
-from conftest import (CANARY_KEY, ROOT, committed_entries, configure, decoded_link, committed_requests,
+from conftest import (CANARY_KEY, ROOT, cache_keys, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools import pytest_plugin
-from cookbook_tools.execution import cache_keys
 from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
