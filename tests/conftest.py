@@ -43,7 +43,9 @@ def pytest_terminal_summary(terminalreporter):
 
 def configure(monkeypatch, cache_path=None, key=None, endpoint=None):
     """Set COOKBOOK_CACHE, TYPESAFE_API_KEY and TYPESAFE_ENDPOINT as given (unset when None): replay reads them at
-    each call."""
+    each call. A key needs a cache path: with the committed cache in use, a miss would be recorded into it."""
+    if key and not cache_path:
+        raise ValueError("configure(): a key with the committed cache would record into it; give a cache_path")
     for name, value in {"COOKBOOK_CACHE": cache_path, "TYPESAFE_API_KEY": key, "TYPESAFE_ENDPOINT": endpoint}.items():
         if value:
             monkeypatch.setenv(name, str(value))
@@ -156,7 +158,7 @@ def run_as_readers(folder, notebook_paths):
     cache_before = CACHE_FILE.read_bytes()  # what the copy starts from, read before anything can change it
     copy = copy_of_the_repository(folder)
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
-        configure(patch, key=CANARY_KEY, endpoint=server.url)
+        configure(patch, cache_path=copy / CACHE_FILE.name, key=CANARY_KEY, endpoint=server.url)
         runs = {path.name: execution.executed_as_readers_do(path, folder=copy / "notebooks")
                 for path in notebook_paths}
         requests = requests_served(server)

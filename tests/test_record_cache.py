@@ -7,7 +7,9 @@ import runpy
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import cache_miss
 import pytest
@@ -74,7 +76,7 @@ def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(memory
 
 def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(memory, cache_copy, monkeypatch):
     before = cache_copy.read_bytes()
-    configure(monkeypatch, key=CANARY_KEY, endpoint="http://127.0.0.1:9")
+    configure(monkeypatch, cache_path=cache_copy, key=CANARY_KEY, endpoint="http://127.0.0.1:9")
     with pytest.raises(RuntimeError, match="lacks 1 of the calls"):
         record(cache_copy, ENGLISH_NOTEBOOKS[1:2], calls_of=lambda path: [("jev-1.13.0", '"unseen"', "{}")])
     assert cache_copy.read_bytes() == before and leftovers(cache_copy.parent) == []
@@ -89,7 +91,7 @@ def test_recording_fills_in_missing_calls_and_prunes_unused_entries(memory, read
     entries[UNUSED] = published[plain_key]  # a real response under a key no notebook asks for
     cache_path = tmp_path / "json_cache.json"
     cache_path.write_text(json.dumps(entries, indent=2))
-    configure(monkeypatch, key=CANARY_KEY, endpoint=jev_server.url)
+    configure(monkeypatch, cache_path=cache_path, key=CANARY_KEY, endpoint=jev_server.url)
     record(cache_path, ENGLISH_NOTEBOOKS, prune=True,
            calls_of=replaying({name: run.calls for name, run in readers_run.runs.items()}))
     assert requests_served(jev_server) == 1
@@ -125,8 +127,11 @@ def test_an_interrupted_recording_leaves_the_old_cache_intact(cache_copy, jev_se
         assert leftovers(cache_copy.parent) == []
 
 
+ARGUMENTS_ONLY_CACHE = Path(tempfile.gettempdir()) / "never-written-json_cache.json"  # only the arguments are read
+
+
 def arguments_error(monkeypatch, *argv, key=CANARY_KEY):
-    configure(monkeypatch, key=key)
+    configure(monkeypatch, cache_path=ARGUMENTS_ONLY_CACHE, key=key)
     arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
     with pytest.raises(SystemExit) as raised:
         arguments(list(argv))
@@ -149,7 +154,7 @@ def test_record_cache_refuses_a_lone_unknown_notebook_instead_of_recording_all(m
 
 
 def test_record_cache_records_every_notebook_when_none_is_named(monkeypatch):
-    configure(monkeypatch, key=CANARY_KEY)
+    configure(monkeypatch, cache_path=ARGUMENTS_ONLY_CACHE, key=CANARY_KEY)
     arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
     assert arguments([])[1] == ENGLISH_NOTEBOOKS
 
