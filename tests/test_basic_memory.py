@@ -168,3 +168,38 @@ def test_answer_text_and_answer_summary_of_each_answer_type(memory):
 def test_the_key_oracle_matches_the_published_cache(memory):
     memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
     assert cache_keys(memory.CALLS) == {"f8f226dfbd75267d11b510313f1432cae58a41d7bdb71a91d80a37d1553a3495"}
+
+
+def test_verdict_says_saved_from_remember_at_up(memory):
+    assert [memory.verdict(p) for p in (0.49, 0.5, 0.91)] == ["not saved", "saved", "saved"]
+
+
+def test_answer_text_refuses_an_answer_type_it_cannot_store(memory):
+    with pytest.raises(TypeError, match="no text form"):
+        memory.answer_text(memory.ROUTE["team"], object())
+
+
+def test_probe_sends_both_probe_messages_through_the_wrapper_in_order(memory):
+    memory.start_from()
+    assert list(memory.probe("C-1042")) == ["Slow dashboards", "More seats"]
+    routed_tickets = [json.loads(state)["ticket"]["id"] for _, state, questions in memory.CALLS if "team" in questions]
+    assert routed_tickets == ["T-201", "T-203"]
+    assert len(memory.CALLS) == 4  # each probe is two requests: the question, then the gate
+
+
+def test_route_later_messages_counts_only_the_expected_teams(memory, monkeypatch, capsys):
+    import published_run
+
+    memory.start_from("T-101", "T-102", "T-103", "T-104", "T-105")
+    wrong = {customer: dict(teams) for customer, teams in published_run.EXPECTED.items()}
+    wrong["C-1042"]["Slow dashboards"] = "billing"
+    monkeypatch.setattr(published_run, "EXPECTED", wrong)
+    published_run.route_later_messages()
+    assert capsys.readouterr().out.splitlines()[-1] == "5/6 later messages reached the expected team"
+
+
+def test_the_published_run_makes_62_calls_of_which_32_are_distinct(memory):
+    import published_run
+
+    calls = published_run.replay_published_run()
+    assert (len(calls), len(set(calls))) == (62, 32)

@@ -184,3 +184,12 @@ def test_the_explorer_offers_nothing_when_no_requests_file_is_beside_the_cache(c
     explorer = classroom.memory_explorer()
     assert explorer.calls == [] and list(explorer.customer.options) == [] and list(explorer.memories.options) == []
     assert classroom.NOTHING_RECORDED in explorer._repr_mimebundle_()["text/plain"]
+
+
+def test_a_recorded_call_names_its_memory_set_its_expected_team_and_jevs_choice_as_recorded(calls):
+    by_set = {(call.customer, call.subject, call.memory_label): call for call in calls}
+    plain = by_set[("C-1042", "Slow dashboards", "none")]
+    assert (plain.expected, plain.choice, round(plain.probabilities["cloud_ops"], 2)) == (
+        "selfhosted_windows", "cloud_ops", 0.80)
+    both = by_set[("C-1042", "More seats", "T-101, T-105")]
+    assert (both.memories, both.expected, both.input_tokens) == (("T-101", "T-105"), "enterprise_desk", 975)

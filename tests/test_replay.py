@@ -296,3 +296,9 @@ def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_
 
 def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():
     assert "-p cookbook_tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
+
+
+def test_truncated_cuts_long_json_to_its_width_with_an_ellipsis():
+    assert cache_miss.truncated("ab") == '"ab"'
+    cut = cache_miss.truncated("x" * 100, width=10)
+    assert (len(cut), cut) == (10, '"xxxxxxxx…')

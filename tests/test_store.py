@@ -1,6 +1,7 @@
 """The stores (dict, SQLite, budgeted) keep one contract; SQLite's memories and ledger, the budget, and forgetting
 that leaves nothing of a customer in the database file, against Jev's recorded answers."""
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -201,3 +202,22 @@ def test_notebook_07s_fresh_process_fails_without_the_database_file(tmp_path):
     assert "6/6 later messages reached the expected team" in committed
     assert "6/6" not in "".join(output.get("text", "") for output in outputs)
     assert [output.ename for output in outputs if output.output_type == "error"] == ["RuntimeError"]
+
+
+class ListedStore:
+    """A store that only recalls the memories it was given (what BudgetedStore wraps)."""
+
+    def __init__(self, memories):
+        self.memories = memories
+
+    def recall(self, customer):
+        return list(self.memories)
+
+
+def test_the_budget_keeps_a_memory_that_fits_exactly_and_drops_one_a_token_over():
+    older, newer = {"request": {"ticket": {"id": "T-1"}}}, {"request": {"ticket": {"id": "T-22"}}}
+    exact = len(json.dumps(newer))  # at one token per character
+    assert BudgetedStore(ListedStore([older, newer]), exact, tokens_per_char=1).recall("C-1") == [newer]
+    assert BudgetedStore(ListedStore([older, newer]), exact - 1, tokens_per_char=1).recall("C-1") == []
+    both = exact + len(json.dumps(older))
+    assert BudgetedStore(ListedStore([older, newer]), both, tokens_per_char=1).recall("C-1") == [older, newer]
