@@ -3,6 +3,7 @@
 import json
 from collections import defaultdict
 from memory_cookbook import replay
+from memory_cookbook.checked_files import read_tickets
 from memory_cookbook.jev_request import request_text, ticket_id
 from memory_cookbook.ledger import LEDGER, forget_entries, ledger_entry
 from memory_cookbook.replay import call_jev
@@ -12,7 +13,7 @@ from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, S
 
 # 01_tickets.ipynb
 HERE = Path(globals().get("__file__", "basic_memory.py")).resolve().parent
-DATA = json.loads((HERE.parent / "data" / "tickets.json").read_text())
+DATA = read_tickets(HERE.parent / "data" / "tickets.json")
 
 
 CUSTOMERS = DATA["customers"]
