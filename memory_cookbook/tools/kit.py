@@ -36,7 +36,7 @@ from memory_cookbook.tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
-KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE]
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE, ROOT / "setup.cfg"]
 KIT_FOLDERS = [NOTEBOOKS, ROOT / "data", PACKAGE]
 README_TITLE = "The cookbook's classroom kit"
 # The sections of requirements.txt that students need: the cookbook, JupyterLab and this project (installed in place
