@@ -20,9 +20,10 @@ INSTALL = "pip install --no-index --find-links wheels -r requirements.txt"
 def test_student_commands_ask_for_the_kits_one_python_and_install_only_from_the_wheelhouse():
     assert kit.student_commands("windows", ["3.12"]) == [
         f"py -3.12 -m venv .venv && .venv\\Scripts\\{INSTALL}",
-        ".venv\\Scripts\\jupyter lab notebooks/01_tickets.ipynb"]
+        ".venv\\Scripts\\jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
     assert kit.student_commands("posix", ["3.12"]) == [
-        f"python3.12 -m venv .venv && .venv/bin/{INSTALL}", ".venv/bin/jupyter lab notebooks/01_tickets.ipynb"]
+        f"python3.12 -m venv .venv && .venv/bin/{INSTALL}",
+        ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
 
 
 def test_student_commands_take_the_default_python_when_the_kit_serves_several():

@@ -152,9 +152,9 @@ def student_commands(system, pythons):
     if system == "windows":
         python = f"py -{version}" if version else "py"
         return [f"{python} -m venv .venv && .venv\\Scripts\\pip install --no-index --find-links wheels -r "
-                "requirements.txt", ".venv\\Scripts\\jupyter lab notebooks/01_tickets.ipynb"]
+                "requirements.txt", ".venv\\Scripts\\jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
     return [f"python{version or '3'} -m venv .venv && .venv/bin/pip install --no-index --find-links wheels -r "
-            "requirements.txt", ".venv/bin/jupyter lab notebooks/01_tickets.ipynb"]
+            "requirements.txt", ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
 
 
 def readme_text(kit_targets):
