@@ -8,14 +8,17 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import cache_miss
+import matplotlib
 import pytest
-from cookbook_tools import execution
+from memory_cookbook.tools import execution
 from cooksafe import JsonCache
-from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
+from memory_cookbook.tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
+from memory_cookbook import recorded_requests
+
+matplotlib.use("Agg")  # charts drawn in tests are never shown
 
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
@@ -92,7 +95,7 @@ def output_texts(notebook):
 
 def committed_requests():
     """The committed recorded_requests.json, read by cache_miss.recorded_requests (RecordedRequest tuples)."""
-    return cache_miss.recorded_requests(RECORDED_REQUESTS_FILE)
+    return recorded_requests.recorded_requests(RECORDED_REQUESTS_FILE)
 
 
 def request_call(request):
@@ -118,8 +121,8 @@ def memory(monkeypatch):
     """basic_memory offline over the committed cache, with no memories, calls or ledger entries; restored afterwards.
     The logs are emptied in place: the other generated modules hold the same lists."""
     import basic_memory
-    import ledger
-    import replay
+    from memory_cookbook import ledger
+    from memory_cookbook import replay
 
     configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
