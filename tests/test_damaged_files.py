@@ -52,16 +52,6 @@ TICKET_DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("damage", TICKET_DAMAGE)
-def test_damaged_tickets_say_which_file_what_is_wrong_and_how_to_restore(tmp_path, damage):
-    text, problem = TICKET_DAMAGE[damage]
-    path = damaged_copy(tmp_path, "tickets.json", text)
-    with pytest.raises(DamagedFile, match=problem) as raised:
-        read_tickets(path)
-    assert str(raised.value).startswith(str(path)) and raised.value.__cause__ is None
-    assert path.read_text() == text
-
-
 def test_a_ticket_of_an_unknown_customer_is_named(tmp_path):
     data = json.loads(json.dumps(TICKETS))
     data["earlier_tickets"][1]["customer_id"] = "C-9999"
@@ -104,13 +94,22 @@ REQUEST_DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("damage", REQUEST_DAMAGE)
-def test_damaged_recorded_requests_say_which_file_what_is_wrong_and_how_to_rewrite_them(tmp_path, damage):
-    text, problem = REQUEST_DAMAGE[damage]
-    path = damaged_copy(tmp_path, "recorded_requests.json", text)
+# (the reader, the file's name, what its fix says beyond restoring it, {damage: (text, what the error says is wrong)})
+READERS = {"tickets": (read_tickets, "tickets.json", "", TICKET_DAMAGE),
+           "recorded requests": (recorded_requests, "recorded_requests.json",
+                                 ", or write it again with scripts/record_cache.py", REQUEST_DAMAGE)}
+
+
+@pytest.mark.parametrize("file, damage", [(file, damage) for file, (*_, damages) in READERS.items()
+                                          for damage in damages])
+def test_a_damaged_file_says_which_file_what_is_wrong_and_how_to_get_it_back(tmp_path, file, damage):
+    read, name, fix, damages = READERS[file]
+    text, problem = damages[damage]
+    path = damaged_copy(tmp_path, name, text)
     with pytest.raises(DamagedFile, match=problem) as raised:
-        recorded_requests(path)
-    assert "write it again with scripts/record_cache.py" in str(raised.value) and path.read_text() == text
+        read(path)
+    assert str(raised.value).startswith(str(path)) and str(raised.value).endswith(f"a good copy{fix}.")
+    assert raised.value.__cause__ is None and path.read_text() == text
 
 
 def test_an_answer_edited_into_another_valid_answer_is_caught_when_the_cache_opens(memory, monkeypatch, tmp_path):
