@@ -202,6 +202,17 @@ def test_offline_sets_the_key_aside_and_puts_it_back(monkeypatch):
     assert os.environ["TYPESAFE_API_KEY"] == CANARY_KEY
 
 
+def test_a_miss_inside_offline_says_no_key_makes_that_call_live_and_one_outside_says_a_key_would(memory):
+    state = memory.later_state("C-1042", "Slow dashboards")
+    state["ticket"]["subject"] = "Off script"
+    with pytest.raises(cache_miss.CacheMiss, match=r"ran inside offline\(\), which only replays .*, key or not"), \
+            replay.offline():
+        memory.ask(state, memory.ROUTE)
+    with pytest.raises(cache_miss.CacheMiss, match=r"Offline the cookbook only replays .* With TYPESAFE_API_KEY set"):
+        memory.ask(state, memory.ROUTE)
+    assert replay.OFFLINE_BLOCKS == 0
+
+
 def test_a_bad_entry_after_good_ones_is_found(tmp_path):
     entries = committed_entries()
     entries["zzzz-last"] = {"model": "jev-1.13.0"}
