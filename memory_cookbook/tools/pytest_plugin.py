@@ -17,7 +17,8 @@ import sys
 from memory_cookbook.tools.paths import NOTEBOOKS
 
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
-LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "COOKBOOK_CACHE")
+# TYPESAFE_BASE_URL: typesafe-sdk's own name for the endpoint, read when TYPESAFE_ENDPOINT is not set.
+LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "COOKBOOK_CACHE")
 NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
 DATABASES_BEFORE = set()  # the session removes only what it wrote
 SET_ASIDE = {}  # a developer's live settings, restored when the session ends
