@@ -217,7 +217,9 @@ def ask_with_memory(state, questions):
 
 
 def start_from(*earlier_ticket_ids):
-    """Forget every memory and empty the ledger, then send these earlier tickets through the wrapper, in order."""
+    """Forget the memories of every customer in CUSTOMERS (and, in a store that keeps a ledger, their entries), empty
+    LEDGER, then send these earlier tickets through the wrapper, in order. A customer the data does not name keeps
+    what a store holds for them."""
     for customer in CUSTOMERS:
         STORE.forget_customer(customer)
     LEDGER.clear()
