@@ -8,7 +8,7 @@ from postgres_store import PostgresStore
 
 
 # 09_many_app_servers.ipynb
-URL_VARIABLE = "APP_SERVER_DATABASE_URL"
+URL_VARIABLE, SCHEMA_VARIABLE = "APP_SERVER_DATABASE_URL", "APP_SERVER_SCHEMA"
 
 
 def serve():
@@ -16,7 +16,7 @@ def serve():
     stdin, a JSON answer per line on stdout."""
     import basic_memory
 
-    basic_memory.STORE = PostgresStore(os.environ[URL_VARIABLE])
+    basic_memory.STORE = PostgresStore(os.environ[URL_VARIABLE], schema=os.environ[SCHEMA_VARIABLE])
     for line in sys.stdin:
         try:
             answer = handle(basic_memory, **json.loads(line))
@@ -52,10 +52,10 @@ def handle(memory, do, ticket=None, customer=None, subject=None, count=None):
 class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both."""
 
-    def __init__(self, url):
+    def __init__(self, url, schema="memory_cookbook"):
         self.process = subprocess.Popen([sys.executable, "-c", "from app_servers import serve; serve()"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env={**os.environ, URL_VARIABLE: url})
+                                        text=True, env={**os.environ, URL_VARIABLE: url, SCHEMA_VARIABLE: schema})
 
     def post(self, **command):
         self.process.stdin.write(json.dumps(command) + "\n")
@@ -76,7 +76,8 @@ class AppServer:
 
     def stop(self):
         """End its input: the process closes its pool and exits."""
-        self.process.stdin.close()
+        if not self.process.stdin.closed:
+            self.process.stdin.close()
         self.process.wait(timeout=30)
         self.process.stdout.close()
         self.process.stderr.close()
@@ -85,13 +86,16 @@ class AppServer:
 RUNNING = []  # the app servers this process started and has not stopped
 
 
-def start_app_servers(url, count):
+def start_app_servers(url, count, schema="memory_cookbook"):
     """Stop the app servers started before, if any, and start `count` new ones, all at once."""
     stop_app_servers()
-    RUNNING.extend(AppServer(url) for _ in range(count))
+    RUNNING.extend(AppServer(url, schema) for _ in range(count))
     return list(RUNNING)
 
 
 def stop_app_servers():
+    """End every app server's input first, so that they all exit side by side, then wait for each."""
+    for app in RUNNING:
+        app.process.stdin.close()
     while RUNNING:
         RUNNING.pop().stop()

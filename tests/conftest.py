@@ -1,6 +1,7 @@
 """Shared test helpers and fixtures: the lesson offline with nothing remembered, jevcompat's fake Jev, a copy of the
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
+import itertools
 import json
 import re
 import shutil
@@ -16,6 +17,7 @@ from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECOR
 from jevcompat.mock import MockConfig, Running
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
+import psutil
 
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
@@ -131,6 +133,34 @@ def memory(monkeypatch):
     yield basic_memory
     for log, entries in saved:
         log[:] = entries
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """One embedded PostgreSQL server for the whole run, started by the first test that needs it; stopped and its
+    folder removed when the run ends, failed tests or not, and no process of it may be left."""
+    from postgres_store import EmbeddedServer
+
+    server = EmbeddedServer(tmp_path_factory.mktemp("postgres") / "data")
+    yield server
+    server.stop()
+    left = [process.pid for process in psutil.process_iter(["cmdline"])
+            if str(server.folder) in " ".join(process.info["cmdline"] or [])]
+    assert (server.folder.exists(), left) == (False, []), "the tests' PostgreSQL server was left behind"
+
+
+SCHEMAS = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_store(postgres_server):
+    """A PostgresStore on the session's server, in a schema of its own (dropped afterwards)."""
+    from postgres_store import PostgresStore
+
+    store = PostgresStore(postgres_server.url, schema=f"test_{next(SCHEMAS)}")
+    yield store
+    store.execute(f"DROP SCHEMA {store.schema} CASCADE")
+    store.close()
 
 
 @pytest.fixture
