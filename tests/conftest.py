@@ -136,14 +136,18 @@ def memory(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory):
+def postgres_server():
     """One embedded PostgreSQL server for the whole run, started by the first test that needs it; stopped and its
-    folder removed when the run ends, failed tests or not, and no process of it may be left."""
+    folder removed when the run ends, failed tests or not, and no process of it may be left. Its folder is not under
+    pytest's temporary folder: as root the server runs as another user, and every pytest run (other sessions' too)
+    makes /tmp/pytest-of-root unreadable to other users."""
     from postgres_store import EmbeddedServer
 
-    server = EmbeddedServer(tmp_path_factory.mktemp("postgres") / "data")
+    folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
+    server = EmbeddedServer(folder / "data")
     yield server
     server.stop()
+    folder.rmdir()
     left = [process.pid for process in psutil.process_iter(["cmdline"])
             if str(server.folder) in " ".join(process.info["cmdline"] or [])]
     assert (server.folder.exists(), left) == (False, []), "the tests' PostgreSQL server was left behind"
