@@ -1,12 +1,12 @@
 """Generated from the notebooks' `#| export` cells by scripts/export_module.py: do not edit."""
 
 import json
-import replay
 from collections import defaultdict
-from jev_request import request_text, ticket_id
-from ledger import LEDGER, forget_entries, ledger_entry
+from memory_cookbook import replay
+from memory_cookbook.jev_request import request_text, ticket_id
+from memory_cookbook.ledger import LEDGER, forget_entries, ledger_entry
+from memory_cookbook.replay import call_jev
 from pathlib import Path
-from replay import call_jev
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 
@@ -125,9 +125,16 @@ def remember_probability(memory):
     return ask(memory, GATE).nouls["remember"].noul
 
 
+def remember_threshold():
+    """REMEMBER_AT, or a ValueError unless it is a probability (a number from 0 to 1)."""
+    if isinstance(REMEMBER_AT, bool) or not isinstance(REMEMBER_AT, (int, float)) or not 0 <= REMEMBER_AT <= 1:
+        raise ValueError(f"REMEMBER_AT is a probability between 0 and 1; got {REMEMBER_AT!r}")
+    return REMEMBER_AT
+
+
 def remembers(probability):
     """The gate's rule: remember at P(remember) >= REMEMBER_AT."""
-    return probability >= REMEMBER_AT
+    return probability >= remember_threshold()
 
 
 def verdict(probability):
@@ -197,8 +204,7 @@ def remember_if_lasting(state, questions, response):
 
 def ask_with_memory(state, questions):
     """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
-    if not isinstance(REMEMBER_AT, (int, float)) or not 0 <= REMEMBER_AT <= 1:
-        raise ValueError(f"REMEMBER_AT is a probability between 0 and 1; got {REMEMBER_AT!r}")
+    remember_threshold()  # a threshold that is not a probability fails here, before anything is sent
     sent, live_before = with_memories(state), len(replay.LIVE_CALLS)
     response = ask(sent, questions)  # step 1
     p_remember = remember_if_lasting(state, questions, response)  # step 2

@@ -26,10 +26,8 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
-import basic_memory  # noqa: E402 - found through the path set just above
-import postgres_store  # noqa: E402
-import stores  # noqa: E402
+import basic_memory
+from memory_cookbook import postgres_store, stores
 
 CUSTOMERS = 20
 MODEL = "bench"

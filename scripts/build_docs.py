@@ -4,25 +4,10 @@
     python scripts/build_docs.py --out DIR    # elsewhere
 
 An HTML and a Markdown page per notebook, index.html from the README, the teacher's guide, and llms.txt; no page
-fetches anything from another host. How: cookbook_tools/pages.py.
+fetches anything from another host. How: memory_cookbook/tools/pages.py.
 """
 
-import argparse
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project's library, when run as a script
-from cookbook_tools.pages import build  # noqa: E402
-from cookbook_tools.paths import ROOT  # noqa: E402
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)")
-    out = parser.parse_args().out.resolve()
-    notebooks = build(out)
-    print(f"built {len(notebooks)} notebook pages, index.html and llms.txt into {out}; open {out / 'index.html'}")
-
+from memory_cookbook.tools.pages import main
 
 if __name__ == "__main__":
     main()

@@ -9,15 +9,18 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import cache_miss
+import matplotlib
 import pytest
-from cookbook_tools import execution
+from memory_cookbook.tools import execution
 from cooksafe import JsonCache
-from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
+from memory_cookbook.tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
+from memory_cookbook import recorded_requests
 import psutil
+
+matplotlib.use("Agg")  # charts drawn in tests are never shown
 
 # A recognisable fake key: no test may find it anywhere the cookbook writes or says.
 CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
@@ -94,7 +97,7 @@ def output_texts(notebook):
 
 def committed_requests():
     """The committed recorded_requests.json, read by cache_miss.recorded_requests (RecordedRequest tuples)."""
-    return cache_miss.recorded_requests(RECORDED_REQUESTS_FILE)
+    return recorded_requests.recorded_requests(RECORDED_REQUESTS_FILE)
 
 
 def request_call(request):
@@ -120,8 +123,8 @@ def memory(monkeypatch):
     """basic_memory offline over the committed cache, with no memories, calls or ledger entries; restored afterwards.
     The logs are emptied in place: the other generated modules hold the same lists."""
     import basic_memory
-    import ledger
-    import replay
+    from memory_cookbook import ledger
+    from memory_cookbook import replay
 
     configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
@@ -141,7 +144,7 @@ def postgres_server():
     folder removed when the run ends, failed tests or not, and no process of it may be left. Its folder is not under
     pytest's temporary folder: as root the server runs as another user, and every pytest run (other sessions' too)
     makes /tmp/pytest-of-root unreadable to other users."""
-    from postgres_store import EmbeddedServer
+    from memory_cookbook.postgres_store import EmbeddedServer
 
     folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
     server = EmbeddedServer(folder / "data")
@@ -159,7 +162,7 @@ SCHEMAS = itertools.count(1)
 @pytest.fixture
 def postgres_store(postgres_server):
     """A PostgresStore on the session's server, in a schema of its own (dropped afterwards)."""
-    from postgres_store import PostgresStore
+    from memory_cookbook.postgres_store import PostgresStore
 
     store = PostgresStore(postgres_server.url, schema=f"test_{next(SCHEMAS)}")
     yield store

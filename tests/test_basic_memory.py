@@ -5,13 +5,13 @@ import os
 import subprocess
 import sys
 
-import cache_miss
-import jev_request
+from memory_cookbook import cache_miss
+from memory_cookbook import jev_request
 import pytest
-import replay
+from memory_cookbook import replay
 from conftest import CACHE_FILE, ROOT, cache_keys, run_earlier_tickets, unseen_state
-from cookbook_tools.paths import RECORDED_REQUESTS_FILE
-from ledger import answer_summary
+from memory_cookbook.tools.paths import RECORDED_REQUESTS_FILE
+from memory_cookbook.ledger import answer_summary
 from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
@@ -131,7 +131,8 @@ def test_cookbook_cache_names_another_cache_file(tmp_path):
     other.write_text("{}")
     (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
     env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
-    script = ("import basic_memory as b, cache_file, cache_miss\nprint(cache_file.cache_path())\n"
+    script = ("import basic_memory as b\nfrom memory_cookbook import cache_file, cache_miss\n"
+              "print(cache_file.cache_path())\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
@@ -188,7 +189,7 @@ def test_probe_sends_both_probe_messages_through_the_wrapper_in_order(memory):
 
 
 def test_route_later_messages_counts_only_the_expected_teams(memory, monkeypatch, capsys):
-    import published_run
+    from memory_cookbook import published_run
 
     memory.start_from("T-101", "T-102", "T-103", "T-104", "T-105")
     wrong = {customer: dict(teams) for customer, teams in published_run.EXPECTED.items()}
@@ -199,7 +200,7 @@ def test_route_later_messages_counts_only_the_expected_teams(memory, monkeypatch
 
 
 def test_the_published_run_makes_62_calls_of_which_32_are_distinct(memory):
-    import published_run
+    from memory_cookbook import published_run
 
     calls = published_run.replay_published_run()
     assert (len(calls), len(set(calls))) == (62, 32)

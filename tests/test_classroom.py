@@ -1,18 +1,16 @@
-"""notebooks/classroom.py: a Try it answer's output stays folded, and the memory explorer offers exactly the recorded
-routing calls of the later messages, shows what Jev answered to each, and follows its dropdowns."""
+"""memory_cookbook/folded.py and explorer.py: a Try it answer's output stays folded, and the memory explorer offers
+exactly the recorded routing calls of the later messages, shows what Jev answered to each, and follows its dropdowns."""
 
 import json
 import shutil
 
-import matplotlib
 import nbformat
 import pytest
 from conftest import ROOT, committed_entries, decoded_link, committed_requests
 
-matplotlib.use("Agg")
-import classroom  # noqa: E402
-import jev_request  # noqa: E402
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE  # noqa: E402
+from memory_cookbook import explorer as explorer_module
+from memory_cookbook import folded, jev_request
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 
 FOLDED = "<details><summary>Show the answer</summary>"
 REQUESTS = committed_requests()
@@ -23,12 +21,12 @@ LATER_SUBJECTS = [message["subject"] for message in json.loads((ROOT / "data" / 
 
 @pytest.fixture(scope="module")
 def calls():
-    return classroom.recorded_routing_calls()
+    return explorer_module.recorded_routing_calls()
 
 
 @pytest.fixture
 def explorer(calls):
-    return classroom.memory_explorer(calls)
+    return explorer_module.memory_explorer(calls)
 
 
 def choose(explorer, customer, subject, memories):
@@ -40,7 +38,7 @@ def choose(explorer, customer, subject, memories):
 def browsed(calls):
     """{(customer, message, memory set): the call shown} for everything the dropdowns let a student pick, found by
     picking (once: each pick draws a chart)."""
-    explorer, found = classroom.memory_explorer(calls), {}
+    explorer, found = explorer_module.memory_explorer(calls), {}
     for customer in [value for _, value in explorer.customer.options]:
         explorer.customer.value = customer
         for subject in explorer.subject.options:
@@ -54,7 +52,7 @@ def browsed(calls):
 # A folded answer
 
 def test_a_folded_answer_is_html_details_around_the_escaped_text_with_a_plain_text_fallback():
-    answer = classroom.FoldedAnswer("x < 1 </details> <details>")
+    answer = folded.FoldedAnswer("x < 1 </details> <details>")
     assert answer._repr_html_().startswith(FOLDED)
     assert answer._repr_html_().count("<details") == answer._repr_html_().count("</details>") == 1
     assert repr(answer) == "x < 1 </details> <details>"
@@ -62,15 +60,15 @@ def test_a_folded_answer_is_html_details_around_the_escaped_text_with_a_plain_te
 
 def test_folded_answer_displays_what_the_block_printed_and_prints_nothing(monkeypatch, capsys):
     shown = []
-    monkeypatch.setattr(classroom, "display", shown.append)
-    with classroom.folded_answer():
+    monkeypatch.setattr(folded, "display", shown.append)
+    with folded.folded_answer():
         print("T-205")
     assert [answer.text for answer in shown] == ["T-205"] and capsys.readouterr().out == ""
 
 
 def test_a_failing_answer_block_prints_what_it_had_printed_and_raises(monkeypatch, capsys):
-    monkeypatch.setattr(classroom, "display", pytest.fail)
-    with pytest.raises(KeyError), classroom.folded_answer():
+    monkeypatch.setattr(folded, "display", pytest.fail)
+    with pytest.raises(KeyError), folded.folded_answer():
         print("half an answer")
         raise KeyError("T-999")
     assert capsys.readouterr().out == "half an answer\n"
@@ -131,7 +129,7 @@ def test_choosing_another_call_updates_the_chart_the_gate_the_tokens_and_the_lin
     chart, facts = explorer.chart.value, explorer.facts.value
     after = choose(explorer, "C-1042", "More seats", ("T-101",))
     assert after != before and explorer.chart.value != chart and explorer.facts.value != facts
-    assert explorer.chart.value == classroom.chart_png(after)
+    assert explorer.chart.value == explorer_module.chart_png(after)
     assert f"P(remember): {after.p_remember:.2f}" in explorer.facts.value
     assert f"input tokens: {after.input_tokens}" in explorer.facts.value
     assert decoded_link(explorer.facts.value.split('href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")) == \
@@ -148,17 +146,17 @@ def test_another_customer_offers_only_that_customers_memory_sets_and_keeps_the_m
 
 def test_the_bars_are_jevs_recorded_probabilities_with_the_expected_team_marked(calls):
     call = calls[0]
-    fig, ax = classroom.plt.subplots()
-    bars = classroom.bar_chart(ax, call)
+    fig, ax = explorer_module.plt.subplots()
+    bars = explorer_module.bar_chart(ax, call)
     teams = list(call.questions["team"]["criteria"])
     assert [bar.get_width() for bar in bars] == [call.probabilities[team] for team in teams]
     marked = [label.get_text() for label in ax.get_yticklabels() if label.get_text().endswith("(expected)")]
     assert marked == [f"{call.expected} (expected)"]
-    classroom.plt.close(fig)
+    explorer_module.plt.close(fig)
 
 
 def test_the_static_chart_has_a_panel_per_customer_and_message_and_a_bar_per_memory_set(calls):
-    fig = classroom.small_multiples(calls)
+    fig = explorer_module.small_multiples(calls)
     panels = {ax.get_title().split("\n")[0]: [(t.get_text(), bar.get_height()) for t, bar in
                                               zip(ax.get_xticklabels(), ax.patches, strict=True)] for ax in fig.axes}
     expected = {}
@@ -166,7 +164,7 @@ def test_the_static_chart_has_a_panel_per_customer_and_message_and_a_bar_per_mem
         expected.setdefault(f"{call.customer} · {call.subject}", []).append(
             (call.memory_label, call.probabilities[call.expected]))
     assert panels == expected and len(panels) == 2 * len(LATER_SUBJECTS)
-    classroom.plt.close(fig)
+    explorer_module.plt.close(fig)
 
 
 def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
@@ -174,16 +172,16 @@ def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
     cache_path = tmp_path / "json_cache.json"
     shutil.copyfile(RECORDED_REQUESTS_FILE, tmp_path / RECORDED_REQUESTS_FILE.name)
     cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
-    calls = classroom.recorded_routing_calls(cache=cache_path)
+    calls = explorer_module.recorded_routing_calls(cache=cache_path)
     assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
                                         call.customer == "C-1042" for call in calls)
 
 
 def test_the_explorer_offers_nothing_when_no_requests_file_is_beside_the_cache(cache_copy, monkeypatch):
     monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
-    explorer = classroom.memory_explorer()
+    explorer = explorer_module.memory_explorer()
     assert explorer.calls == [] and list(explorer.customer.options) == [] and list(explorer.memories.options) == []
-    assert classroom.NOTHING_RECORDED in explorer._repr_mimebundle_()["text/plain"]
+    assert explorer_module.NOTHING_RECORDED in explorer._repr_mimebundle_()["text/plain"]
 
 
 def test_a_recorded_call_names_its_memory_set_its_expected_team_and_jevs_choice_as_recorded(calls):

@@ -1,9 +1,8 @@
-"""The classroom kit (cookbook_tools/kit.py, scripts/classroom_kit.py): what students type, what is copied, which
+"""The classroom kit (memory_cookbook/tools/kit.py, scripts/classroom_kit.py): what students type, what is copied, which
 wheels a target needs; and, marked slow, a kit built here that installs with --no-index and runs a notebook."""
 
 import importlib.metadata
 import json
-import runpy
 
 import nbformat
 import pytest
@@ -12,8 +11,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from cookbook_tools import kit
-from cookbook_tools.paths import NOTEBOOKS, ROOT
+from memory_cookbook.tools import kit
+from memory_cookbook.tools.paths import NOTEBOOKS, PACKAGE, ROOT
 
 INSTALL = "pip install --no-index --find-links wheels -r requirements.txt"
 
@@ -59,6 +58,8 @@ mermaidx==0.10.1
 jupyterlab==4.6.6
 # Tests
 pytest==9.2.0
+# This project
+-e .
 """
 
 
@@ -66,7 +67,14 @@ def test_the_kit_installs_the_cookbook_and_jupyterlab_not_the_page_builder_or_th
     path = tmp_path / "requirements.txt"
     path.write_text(STUDENT_REQUIREMENTS)
     assert kit.student_requirements(path) == "# The cookbook\nlzstring==1.0.4\n# Opening and running the " \
-                                             "notebooks\njupyterlab==4.6.6\n"
+                                             "notebooks\njupyterlab==4.6.6\n# This project\n-e .\n"
+
+
+def test_the_project_line_stands_for_what_building_the_project_needs(tmp_path):
+    (tmp_path / "requirements.txt").write_text("lzstring==1.0.4\n-e .\n")
+    (tmp_path / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools==80.9.0"]\n')
+    found = [str(requirement) for requirement in kit.requirements(tmp_path / "requirements.txt")]
+    assert found == ["lzstring==1.0.4", "setuptools==80.9.0"]
 
 
 def test_a_renamed_requirements_section_stops_the_build(tmp_path):
@@ -79,6 +87,7 @@ def test_a_renamed_requirements_section_stops_the_build(tmp_path):
 def test_every_package_built_from_source_is_a_students_requirement(tmp_path):
     path = tmp_path / "requirements.txt"
     path.write_text(kit.student_requirements())
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     assert kit.SOURCE_ONLY <= {requirement.name for requirement in kit.requirements(path)}
 
 
@@ -130,9 +139,10 @@ def test_a_missing_requirement_is_downloaded_without_its_marker():
 
 def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     root, out = tmp_path / "repo", tmp_path / "kit"
-    for name in ["notebooks/01_tickets.ipynb", "notebooks/replay.py", "notebooks/.ipynb_checkpoints/01.ipynb",
-                 "notebooks/__pycache__/replay.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
-                 "notebooks/.git/HEAD", "data/tickets.json", "json_cache.json", "recorded_requests.json",
+    for name in ["notebooks/01_tickets.ipynb", "notebooks/basic_memory.py", "notebooks/.ipynb_checkpoints/01.ipynb",
+                 "notebooks/__pycache__/basic_memory.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
+                 "notebooks/.git/HEAD", "memory_cookbook/replay.py", "memory_cookbook/__pycache__/replay.pyc",
+                 "data/tickets.json", "json_cache.json", "recorded_requests.json", "pyproject.toml",
                  ".venv/bin/python", ".git/HEAD"]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
@@ -141,8 +151,8 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     out.mkdir()
     kit.copy_project(out, root)
     assert sorted(path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()) == [
-        "data/tickets.json", "json_cache.json", "notebooks/01_tickets.ipynb", "notebooks/replay.py",
-        "recorded_requests.json", "requirements.txt"]
+        "data/tickets.json", "json_cache.json", "memory_cookbook/replay.py", "notebooks/01_tickets.ipynb",
+        "notebooks/basic_memory.py", "pyproject.toml", "recorded_requests.json", "requirements.txt"]
 
 
 def test_a_folder_that_is_not_a_kit_is_never_written_into(tmp_path):
@@ -178,7 +188,7 @@ def text_outputs(notebook):
 
 
 def test_progress_in_a_log_prints_every_step_and_a_package_count_now_and_then(capsys):
-    progress = runpy.run_path(str(ROOT / "scripts" / "classroom_kit.py"))["Progress"](every=60)
+    progress = kit.Progress(every=60)
     for message, transient in [("[1/2] Windows", False), ("Windows: package 1 (a)", True),
                                ("Windows: package 2 (b)", True), ("[2/2] Linux", False)]:
         progress(message, transient=transient)
@@ -190,10 +200,12 @@ def test_the_kit_installs_every_package_the_notebooks_and_their_modules_import()
 
     sources = [cell.source for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")
                for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
-    sources += [path.read_text() for path in NOTEBOOKS.glob("*.py")]
+    sources += [path.read_text() for path in [*NOTEBOOKS.glob("*.py"), *PACKAGE.glob("*.py")]]
     providers = importlib.metadata.packages_distributions()
     imported = {name for source in sources for name in imported_top_level_names(source)}
     needed = {dist.lower() for name in imported for dist in providers.get(name, [])}
-    students = {Requirement(line).name.lower() for line in kit.student_requirements(ROOT / "requirements.txt")
-                .splitlines() if line and not line.startswith("#")}
+    lines = [line for line in kit.student_requirements(ROOT / "requirements.txt").splitlines()
+             if line and not line.startswith("#")]
+    students = {Requirement(line).name.lower() for line in lines if line != kit.THIS_PROJECT}
+    students |= {"memory-cookbook"} if kit.THIS_PROJECT in lines else set()
     assert needed - students == set()

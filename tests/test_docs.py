@@ -1,16 +1,16 @@
-"""scripts/build_docs.py (over cookbook_tools/pages.py) builds readable pages that work offline: a page per notebook,
-every local link resolving, nothing fetched from another host, llms.txt listing every Markdown page. The template
-and the renderers are tested on their own first; the site is built once, into a temporary folder."""
+"""scripts/build_docs.py (over memory_cookbook/tools/pages.py) builds readable pages that work offline: a page per
+notebook, every local link resolving, nothing fetched from another host, llms.txt listing every Markdown page. The
+template and the renderers are tested on their own first; the site is built once, into a temporary folder."""
 
 import re
 
 import nbformat
 import pytest
 from conftest import ROOT
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
 
-from cookbook_tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown, SiteLinks, build,
-                                  first_sentences, markdown_page_text, notebook_paths, site_path)
+from memory_cookbook.tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown, SiteLinks,
+                                         build, first_sentences, markdown_page_text, notebook_paths, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
@@ -60,7 +60,7 @@ def test_the_markdown_renderer_points_links_at_the_markdown_pages_and_leaves_cod
 
 def test_a_link_to_a_file_beside_the_notebooks_is_kept_for_copying_and_others_are_left_as_they_are():
     links = SiteLinks(NOTEBOOK, PAGE)
-    assert links("replay.py") == "replay.py" and links.files == {ROOT / "notebooks" / "replay.py"}
+    assert links("basic_memory.py") == "basic_memory.py" and links.files == {ROOT / "notebooks" / "basic_memory.py"}
     assert links("../tests/test_docs.py") == "../tests/test_docs.py" and links("#Setup") == "#Setup"
 
 

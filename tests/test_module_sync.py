@@ -1,16 +1,15 @@
 """Generated files are honest: every module matches the notebooks' export cells, and recorded_requests.json matches a
 replay of the published run. Also the exporter's own rules, on small made-up notebooks."""
 
-import shutil
-import subprocess
 import sys
 
 import nbformat
 import pytest
-from conftest import ROOT, committed_requests
-from cookbook_tools.export import module_sources, stale_modules
-from cookbook_tools.paths import RECORDED_REQUESTS_FILE
-from cookbook_tools.recording import published_run_calls, requests_text
+from conftest import committed_requests
+from memory_cookbook.tools import export
+from memory_cookbook.tools.export import module_sources, stale_modules
+from memory_cookbook.tools.paths import RECORDED_REQUESTS_FILE
+from memory_cookbook.tools.recording import published_run_calls, requests_text
 
 
 def test_every_generated_module_matches_the_notebooks():
@@ -18,7 +17,7 @@ def test_every_generated_module_matches_the_notebooks():
 
 
 def test_the_lesson_module_stays_small():
-    assert len(module_sources()["basic_memory.py"].splitlines()) < 240
+    assert len(module_sources()["basic_memory"].splitlines()) < 240
 
 
 def test_recorded_requests_are_the_published_runs_requests(memory):
@@ -27,15 +26,13 @@ def test_recorded_requests_are_the_published_runs_requests(memory):
     assert len(committed_requests()) == 32
 
 
-@pytest.mark.slow
-def test_check_mode_fails_on_a_hand_edit(tmp_path):
-    for folder in ("scripts", "notebooks", "cookbook_tools"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    module = tmp_path / "notebooks" / "basic_memory.py"
-    module.write_text(module.read_text().replace("REMEMBER_AT = 0.5", "REMEMBER_AT = 0.6"))
-    result = subprocess.run([sys.executable, "scripts/export_module.py", "--check"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=60)
-    assert result.returncode == 1 and "stale: basic_memory.py" in result.stderr
+def test_check_mode_fails_when_a_module_differs_from_the_notebooks(monkeypatch):
+    edited = module_sources()
+    edited["basic_memory"] = edited["basic_memory"].replace("REMEMBER_AT = 0.5", "REMEMBER_AT = 0.6")
+    monkeypatch.setattr(export, "module_sources", lambda: edited)
+    monkeypatch.setattr(sys, "argv", ["export_module.py", "--check"])
+    with pytest.raises(SystemExit, match="stale: notebooks/basic_memory.py: run python scripts/export_module.py"):
+        export.main()
 
 
 def notebook_of(tmp_path, *sources, name="01_made_up.ipynb"):
@@ -48,14 +45,14 @@ def test_a_named_target_gets_its_own_module_and_imports_what_it_uses_from_the_le
     path = notebook_of(tmp_path, "#| export\nimport json\n\nTABLE = {}", "#| export shelf\ndef put(key):\n"
                        "    TABLE[key] = json.dumps(key)", "print('not exported')")
     sources = module_sources([path])
-    assert "def put" not in sources["basic_memory.py"] and "import json" not in sources["basic_memory.py"]
-    assert "import json\nfrom basic_memory import TABLE\n" in sources["shelf.py"]
+    assert "def put" not in sources["basic_memory"] and "import json" not in sources["basic_memory"]
+    assert "import json\nfrom basic_memory import TABLE\n" in sources["shelf"]
     assert "not exported" not in "".join(sources.values())
 
 
 def test_a_multi_line_parenthesised_import_is_merged_whole(tmp_path):
     cell = "#| export\nfrom typesafe_sdk import (Choice,\n    Noul)\n\nQUESTIONS = (Choice, Noul)"
-    text = module_sources([notebook_of(tmp_path, cell)])["basic_memory.py"]
+    text = module_sources([notebook_of(tmp_path, cell)])["basic_memory"]
     assert text.endswith("from typesafe_sdk import Choice, Noul\n\n\n# 01_made_up.ipynb\nQUESTIONS = (Choice, Noul)\n")
 
 

@@ -6,13 +6,13 @@ server (conftest's postgres_server), each test in a schema of its own."""
 import multiprocessing
 import threading
 
-import ledger
+from memory_cookbook import ledger
 import psycopg
 import pytest
-from app_servers import start_app_servers, stop_app_servers
+from memory_cookbook.app_servers import start_app_servers, stop_app_servers
 from conftest import run_earlier_tickets
-from postgres_store import DatabaseUnavailable, PostgresStore
-from published_run import replay_published_run
+from memory_cookbook.postgres_store import DatabaseUnavailable, PostgresStore
+from memory_cookbook.published_run import replay_published_run
 
 PASSWORD = "not-the-right-one-7c1d"
 

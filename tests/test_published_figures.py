@@ -3,11 +3,11 @@
 import json
 import re
 
-import jev_request
+from memory_cookbook import jev_request
 import nbformat
 from conftest import PLAYGROUND_LINK, ROOT, cache_keys, committed_entries, decoded_link, link_share, output_texts
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS
-from jev_request import questions_wire
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
+from memory_cookbook.jev_request import questions_wire
 
 PUBLISHED = (ROOT / "tests" / "published_results.md").read_text()
 

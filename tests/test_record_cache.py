@@ -1,9 +1,8 @@
-"""Re-recording (cookbook_tools/recording.py, scripts/record_cache.py): the cache is replaced whole or not at all,
-unused entries go only with --prune, and recorded_requests.json is rewritten beside the cache."""
+"""Re-recording (memory_cookbook/tools/recording.py, scripts/record_cache.py): the cache is replaced whole or not at
+all, unused entries go only with --prune, and recorded_requests.json is rewritten beside the cache."""
 
 import json
 import os
-import runpy
 import signal
 import subprocess
 import sys
@@ -11,13 +10,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import cache_miss
+from memory_cookbook import recorded_requests
 import pytest
-import replay
+from memory_cookbook import replay
 from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, request_call,
                       requests_served)
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
-from cookbook_tools.recording import record
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
+from memory_cookbook.tools.recording import arguments, record
 
 PLAIN_CALL = "107f0ab117c2"  # plain routing of T-202 (call 27): only a table cell reads its answer
 UNUSED = "0" * 64
@@ -65,7 +64,7 @@ def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(memory, cac
 def test_prune_keeps_every_entry_the_recorded_requests_name(memory, cache_copy):
     record(cache_copy, ENGLISH_NOTEBOOKS, prune=True, calls_of=replaying({}))
     assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
-    recorded = cache_miss.recorded_requests(cache_copy.with_name(cache_miss.REQUESTS_NAME))
+    recorded = recorded_requests.recorded_requests(cache_copy.with_name(recorded_requests.REQUESTS_NAME))
     assert {request.key for request in recorded} <= set(json.loads(cache_copy.read_text()))
 
 
@@ -132,7 +131,6 @@ ARGUMENTS_ONLY_CACHE = Path(tempfile.gettempdir()) / "never-written-json_cache.j
 
 def arguments_error(monkeypatch, *argv, key=CANARY_KEY):
     configure(monkeypatch, cache_path=ARGUMENTS_ONLY_CACHE, key=key)
-    arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
     with pytest.raises(SystemExit) as raised:
         arguments(list(argv))
     return str(raised.value)
@@ -155,7 +153,6 @@ def test_record_cache_refuses_a_lone_unknown_notebook_instead_of_recording_all(m
 
 def test_record_cache_records_every_notebook_when_none_is_named(monkeypatch):
     configure(monkeypatch, cache_path=ARGUMENTS_ONLY_CACHE, key=CANARY_KEY)
-    arguments = runpy.run_path(str(ROOT / "scripts" / "record_cache.py"))["arguments"]
     assert arguments([])[1] == ENGLISH_NOTEBOOKS
 
 

@@ -5,19 +5,19 @@ every recorded call (jev_request.py)."""
 import json
 import os
 import re
-import runpy
 import subprocess
 import sys
 
-import cache_file
-import cache_miss
-import jev_request
+from memory_cookbook import cache_file
+from memory_cookbook import cache_miss, recorded_requests
+from memory_cookbook import jev_request
 import pytest
-import replay
+from memory_cookbook import replay
 from conftest import (CANARY_KEY, ROOT, cache_keys, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
-from cookbook_tools import pytest_plugin
-from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
+from memory_cookbook.tools import pytest_plugin
+from memory_cookbook.tools.links import answers_in_brief
+from memory_cookbook.tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
 SLOW_TEXT = "Dashboards have been really slow since this morning."
@@ -35,7 +35,7 @@ def test_the_tools_and_the_notebooks_name_the_same_cache_file(monkeypatch):
 
 
 def test_the_tools_and_replay_name_the_same_requests_file():
-    assert RECORDED_REQUESTS_FILE.name == cache_miss.REQUESTS_NAME
+    assert RECORDED_REQUESTS_FILE.name == recorded_requests.REQUESTS_NAME
 
 
 def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
@@ -49,7 +49,7 @@ def test_the_recorded_requests_are_the_32_cache_entries_under_their_own_keys():
 def test_the_cache_opens_on_first_use_from_the_path_set_at_that_moment(memory, monkeypatch, tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
-    (tmp_path / cache_miss.REQUESTS_NAME).write_text(RECORDED_REQUESTS_FILE.read_text())
+    (tmp_path / recorded_requests.REQUESTS_NAME).write_text(RECORDED_REQUESTS_FILE.read_text())
     configure(monkeypatch, cache_path=empty)
     assert cache_file.cache_path() == empty
     message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
@@ -59,11 +59,11 @@ def test_the_cache_opens_on_first_use_from_the_path_set_at_that_moment(memory, m
 def test_a_miss_is_compared_with_the_requests_beside_the_cache_in_use_and_reread_when_they_change(memory, monkeypatch,
                                                                                                   tmp_path):
     (tmp_path / "json_cache.json").write_text("{}")
-    requests_file = tmp_path / cache_miss.REQUESTS_NAME
+    requests_file = tmp_path / recorded_requests.REQUESTS_NAME
     committed = json.loads(RECORDED_REQUESTS_FILE.read_text())
     requests_file.write_text(json.dumps([request | {"key": "edited", "model": "jev-0.0.1"} for request in committed]))
     configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
-    assert cache_miss.requests_path() == requests_file
+    assert recorded_requests.requests_path() == requests_file
     state = memory.later_state("C-1042", "Slow dashboards")
     assert "The published run asked jev-0.0.1, not " in miss(memory.ask, state, memory.ROUTE)
     requests_file.write_text(RECORDED_REQUESTS_FILE.read_text())
@@ -75,7 +75,7 @@ def test_a_miss_with_no_requests_file_beside_the_cache_is_still_a_plain_cache_mi
     (tmp_path / "json_cache.json").write_text("{}")
     configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
     message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert f"There is no {cache_miss.REQUESTS_NAME} beside " in message and "TYPESAFE_API_KEY" in message
+    assert f"There is no {recorded_requests.REQUESTS_NAME} beside " in message and "TYPESAFE_API_KEY" in message
 
 
 def test_an_edited_ticket_text_names_the_edit(memory):
@@ -95,7 +95,7 @@ def test_an_edited_data_file_names_the_edited_text(tmp_path):
         (tmp_path / name).write_bytes((ROOT / name).read_bytes())
     tickets = tmp_path / "data" / "tickets.json"
     tickets.write_text(tickets.read_text().replace(SLOW_TEXT, "Dashboards crawl."))
-    script = ("import basic_memory as b, cache_miss\n"
+    script = ("import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
     env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}
@@ -188,8 +188,8 @@ def test_the_offline_message_says_what_going_live_would_do(memory):
 def test_without_memories_drops_only_the_memory_list():
     memory = {"request": {"ticket": {"id": "T-101"}}, "jev_answered": {}}
     state = {"customer": {"id": "C-1"}, "tags": ["a"], "earlier": [memory]}
-    assert cache_miss.without_memories(state) == {"customer": {"id": "C-1"}, "tags": ["a"]}
-    assert cache_miss.without_memories("text") == "text"
+    assert jev_request.without_memories(state) == {"customer": {"id": "C-1"}, "tags": ["a"]}
+    assert jev_request.without_memories("text") == "text"
 
 
 def test_offline_sets_the_key_aside_and_puts_it_back(monkeypatch):
@@ -264,7 +264,7 @@ def test_the_links_script_gives_a_link_for_every_recorded_call():
         model, state, questions = decoded_link(link)
         assert jev_request.cache_key(model, json.dumps(state), json.dumps(questions)) in recorded
         assert (jev_request.ticket_id(state), list(questions)) == (ticket, [question])
-        assert (", ".join(cache_miss.carried_memory_ids(state)) or "-") == memories
+        assert (", ".join(jev_request.carried_memory_ids(state)) or "-") == memories
     assert rows[0].split("|")[5].strip() == "cloud_ops 0.80"
 
 
@@ -277,7 +277,6 @@ def test_a_link_for_a_request_of_two_questions_carries_both(memory):
 
 
 def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
-    answers_in_brief = runpy.run_path(str(ROOT / "scripts" / "playground_links.py"))["answers_in_brief"]
     answers = {"team": {"type": "choice", "choice": "billing", "probabilities": {"billing": 0.981}},
                "remember": {"type": "noul", "noul": 0.0712}}
     assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"
@@ -295,7 +294,7 @@ def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_
 
 
 def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():
-    assert "-p cookbook_tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
+    assert "-p memory_cookbook.tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
 
 
 def test_truncated_cuts_long_json_to_its_width_with_an_ellipsis():

@@ -6,14 +6,14 @@ import sqlite3
 import subprocess
 import sys
 
-import jev_request
-import ledger
+from memory_cookbook import jev_request
+from memory_cookbook import ledger
 import nbformat
 import pytest
-import replay
+from memory_cookbook import replay
 from conftest import ROOT, copy_of_the_repository, run_earlier_tickets
-from cookbook_tools.execution import execute
-from stores import BudgetedStore, SqliteStore
+from memory_cookbook.tools.execution import execute
+from memory_cookbook.stores import BudgetedStore, SqliteStore
 
 NOTE = {"request": {"customer": {"id": "C-A"}, "ticket": {"id": "T-1"}}, "jev_answered": {"q": "a"}}
 
@@ -142,7 +142,8 @@ def test_a_failing_statement_is_rolled_back_and_leaves_the_file_as_it_was(sqlite
 
 
 WRITER = """
-import sys, stores
+import sys
+from memory_cookbook import stores
 store = stores.SqliteStore(sys.argv[1])
 memory = {"request": {"customer": {"id": sys.argv[2]}, "ticket": {"id": "T-0"}}, "jev_answered": {}}
 for number in range(int(sys.argv[3])):

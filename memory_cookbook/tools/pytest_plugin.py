@@ -6,15 +6,17 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   committed cache, and another cache would change what 02 prints (tests set their own with conftest.configure());
 - the database notebook 07 writes beside the notebooks during nbval's run is removed when the session ends, even one
   stopped early (-x, Ctrl-C) before 07's last cell deletes it;
-- the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own package,
-  cookbook_tools/__pycache__, ignored by git, is written before the plugin runs, unless PYTHONDONTWRITEBYTECODE is set).
+- the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
+  memory_cookbook/__pycache__ and memory_cookbook/tools/__pycache__, ignored by git, are written before the plugin
+  runs, unless PYTHONDONTWRITEBYTECODE is set).
 """
 
 import os
 import sys
 
+from memory_cookbook.tools.paths import NOTEBOOKS
+
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
-from cookbook_tools.paths import NOTEBOOKS  # noqa: E402
 LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "COOKBOOK_CACHE")
 NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
 DATABASES_BEFORE = set()  # the session removes only what it wrote

@@ -5,8 +5,8 @@ import math
 import sqlite3
 from contextlib import closing
 from datetime import datetime, timezone
-from jev_request import ticket_id
-from ledger import forget_entries
+from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.ledger import forget_entries
 from pathlib import Path
 
 

@@ -14,6 +14,7 @@ pages for people and agents (https://llmstxt.org). It rests on nbconvert's and m
 """
 
 import functools
+import argparse
 import html
 import re
 import shutil
@@ -27,7 +28,7 @@ from mistune.renderers.markdown import MarkdownRenderer
 from nbconvert import HTMLExporter, MarkdownExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
+from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 GUIDES = [ROOT / "docs" / "teaching.md"]
@@ -65,6 +66,8 @@ def site_path(repo_path):
         return Path(relative.name).with_suffix(".html")
     if relative.parts[0] == "notebooks" and repo_path.is_file():
         return Path(*relative.parts[1:])  # a module beside the notebooks, copied as it is
+    if relative.parts[0] == "memory_cookbook" and relative.suffix == ".py" and repo_path.is_file():
+        return relative  # a module of the package, copied as it is
     return None
 
 
@@ -252,6 +255,16 @@ def build(out):
     for document in [ROOT / "README.md", *GUIDES]:
         copies |= document_pages(document, out, first_heading(document.read_text()))
     for path in copies:
+        (out / site_path(path)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, out / site_path(path))
     (out / "llms.txt").write_text(llms_txt(notebooks))
     return notebooks
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Build the cookbook's pages from the committed notebooks.")
+    parser.add_argument("--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)")
+    out = parser.parse_args().out.resolve()
+    notebooks = build(out)
+    print(f"built {len(notebooks)} notebook pages, index.html and llms.txt into {out}; open {out / 'index.html'}")
+

@@ -1,58 +1,25 @@
-"""Classroom aids beside the lesson (hand-written, not exported from the notebooks), tested in tests/test_classroom.py:
-
-- `folded_answer()`: what a Try it answer cell prints, shown folded under "Show the answer", wherever the notebook is
-  run or read (JupyterLab after Run All, GitHub, the pages);
-- `memory_explorer()`: the recorded run to browse in JupyterLab: pick a customer, a later message and one of the memory
-  sets the run actually sent with it; `recorded_routing_calls()` is its data, `small_multiples()` the same data as one
-  static chart for the pages and GitHub, where widgets cannot run.
-
-Everything shown comes from recorded_requests.json and the cache: nothing is asked, nothing can miss.
+"""05's memory explorer over the recorded run (hand-written, tested in tests/test_classroom.py): pick a customer, a
+later message and one of the memory sets the run actually sent with it, and see what Jev answered.
+`recorded_routing_calls()` is its data, `small_multiples()` the same data as one static chart for the pages and
+GitHub, where widgets cannot run. Everything shown comes from recorded_requests.json and the cache: nothing is asked,
+nothing can miss.
 """
 
-import contextlib
 import html
 import io
+import itertools
 import json
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 from basic_memory import CUSTOMERS, EXPECTED, LATER, as_memory
-from cache_file import cache_path, check_cache_file
-from cache_miss import REQUESTS_NAME, carried_memory_ids, recorded_requests, requests_path, without_memories
-from IPython.display import display
-from jev_request import playground_link
 from typesafe_sdk import Choice, SystemOneResponse
 
-SUMMARY = "Show the answer"
+from memory_cookbook.cache_file import cache_path, check_cache_file
+from memory_cookbook.jev_request import carried_memory_ids, playground_link, without_memories
+from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests, requests_path
+
 LATER_SUBJECTS = [message["subject"] for message in LATER]
-
-
-# A folded answer
-
-class FoldedAnswer:
-    """Printed text that displays as HTML folded in <details> (as plain text where HTML cannot be shown)."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def _repr_html_(self):
-        return f"<details><summary>{SUMMARY}</summary><pre>{html.escape(self.text)}</pre></details>"
-
-    def __repr__(self):
-        return self.text
-
-
-@contextlib.contextmanager
-def folded_answer():
-    """Fold what the block prints, so that a student predicts before opening it."""
-    printed = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed):
-            yield
-    except BaseException:
-        print(printed.getvalue(), end="")  # a failing answer cell shows everything, the error included
-        raise
-    display(FoldedAnswer(printed.getvalue().rstrip("\n")))
 
 
 # The recorded routing calls of the later messages
@@ -177,6 +144,7 @@ def chart_png(call):
     return png.getvalue()
 
 
+EXPLORERS_MADE = itertools.count(1)  # in this kernel: each explorer's model id must be its own
 NOTHING_RECORDED = f"No recorded routing calls: there is no {REQUESTS_NAME} beside the cache in use."
 
 
@@ -192,7 +160,10 @@ def memory_explorer(calls=None):
             self.subject = widgets.Dropdown(description="message")
             self.memories = widgets.Dropdown(description="memories")
             self.chart, self.facts = widgets.Image(format="png"), widgets.HTML()
-            super().__init__([widgets.HBox([self.customer, self.subject, self.memories]), self.chart, self.facts])
+            # A model id of our own, not a random one: the notebook's saved output (which names it) stays the same
+            # after Restart Kernel and Run All, so saving it changes nothing in git.
+            super().__init__([widgets.HBox([self.customer, self.subject, self.memories]), self.chart, self.facts],
+                             model_id=f"memory-explorer-{next(EXPLORERS_MADE)}")
             self.updating = False
             for dropdown in (self.customer, self.subject, self.memories):
                 dropdown.observe(self.chosen, "value")

@@ -11,7 +11,7 @@ from filelock import FileLock
 from pydantic import ValidationError
 from typesafe_sdk import SystemOneResponse
 
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent  # the repository (the project is installed editable)
 
 
 class CacheError(RuntimeError):
@@ -89,7 +89,7 @@ class SharedJsonCache(JsonCache):
 
 def cache_path():
     """The cache file calls are replayed from: COOKBOOK_CACHE, or the committed json_cache.json."""
-    return Path(os.environ.get("COOKBOOK_CACHE") or HERE.parent / "json_cache.json")
+    return Path(os.environ.get("COOKBOOK_CACHE") or ROOT / "json_cache.json")
 
 
 OPEN_CACHES = {}  # path → SharedJsonCache, each opened (and checked) on its first call

@@ -1,6 +1,8 @@
 """Running notebooks: in a fresh kernel of this Python environment, as readers run them, and what they asked Jev."""
 
 import json
+import sys
+import time
 from types import SimpleNamespace
 
 import nbformat
@@ -8,7 +10,8 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 
-from cookbook_tools.paths import NOTEBOOKS
+from memory_cookbook.tools.export import module_sources, write_modules
+from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
 # Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
 # defines ask itself) and from the module's.
@@ -66,3 +69,20 @@ def fresh_copy(cell):
     """A new cell with this cell's type and source (and no outputs, ids or counts)."""
     make = nbformat.v4.new_code_cell if cell.cell_type == "code" else nbformat.v4.new_markdown_cell
     return make(cell.source)
+
+
+def run_in_place(notebook_path):
+    """Execute one notebook in place, then rewrite the modules from the notebooks as they now are."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    started = time.monotonic()
+    execute(notebook)
+    nbformat.write(notebook, notebook_path)
+    write_modules(module_sources())
+    print(f"ran {notebook_path.relative_to(ROOT)} in {time.monotonic() - started:.1f} s", flush=True)
+
+
+def run_notebooks():
+    write_modules(module_sources())
+    for notebook_path in [NOTEBOOKS / name for name in sys.argv[1:]] or [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]:
+        run_in_place(notebook_path)
+

@@ -8,9 +8,9 @@ import contextlib
 import json
 import os
 
-from cache_file import cache_path, open_cache
-from cache_miss import CacheMiss, explain_miss
-from jev_request import describe_call
+from memory_cookbook.cache_file import cache_path, open_cache
+from memory_cookbook.cache_miss import CacheMiss, explain_miss
+from memory_cookbook.jev_request import describe_call
 from typesafe_sdk import TypeSafeClient, TypeSafeError
 
 LIVE_CALLS = []  # the calls this session sent to Jev live, not replayed

@@ -4,54 +4,13 @@ Hand-written, tested in tests/test_replay.py."""
 
 import json
 import os
-from pathlib import Path
-from typing import NamedTuple
 
-from cache_file import cache_path
-from jev_request import cache_key, describe_call, ticket_id
-
-REQUESTS_NAME = "recorded_requests.json"  # the published run's requests, beside the cache they were recorded into
-
+from memory_cookbook.cache_file import cache_path
+from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
+from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests
 
 class CacheMiss(LookupError):
     """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
-
-
-class RecordedRequest(NamedTuple):
-    key: str
-    model: str
-    state: dict
-    questions: dict
-
-
-def requests_path(cache=None):
-    """recorded_requests.json beside a cache file (by default the cache in use: COOKBOOK_CACHE, or the committed
-    cache)."""
-    return (cache or cache_path()).with_name(REQUESTS_NAME)
-
-
-def recorded_requests(path=None):
-    """The published run's requests (RecordedRequest), in order of first use, as scripts/record_cache.py wrote them
-    beside the cache (default: the cache in use); none when there is no such file. Read afresh at each call (32
-    requests): a re-recorded file is seen at once."""
-    path = Path(path or requests_path())
-    if not path.exists():
-        return ()
-    return tuple(RecordedRequest(**request) for request in json.loads(path.read_text()))
-
-
-def carried_memory_ids(state):
-    """The source ticket ids of the memories a routing state carries (a list of {"request", "jev_answered"})."""
-    for value in state.values() if isinstance(state, dict) else ():
-        if isinstance(value, list) and value and all(isinstance(m, dict) and "request" in m for m in value):
-            return tuple(ticket_id(memory) for memory in value)
-    return ()
-
-
-def without_memories(state):
-    if not isinstance(state, dict):
-        return state
-    return {key: value for key, value in state.items() if not carried_memory_ids({key: value})}
 
 
 def differences(recorded, sent, path=""):

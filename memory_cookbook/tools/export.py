@@ -1,24 +1,37 @@
 """Generate modules from the notebooks' export cells, as nbdev does.
 
-A code cell whose first line is `#| export` goes to the lesson module, notebooks/basic_memory.py; `#| export NAME`
-goes to notebooks/NAME.py. Cells of one notebook share a namespace, so a module needs imports that the cells did not
-write: each module gets the export cells' import statements it uses, and `from other import name` for every name it
-uses that another generated module defines. A name defined nowhere is an error.
+A code cell whose first line is `#| export` goes to the lesson module, notebooks/basic_memory.py (installed as the
+top-level module `basic_memory`); `#| export NAME` goes to memory_cookbook/NAME.py. Cells of one notebook share a
+namespace, so a module needs imports that the cells did not write: each module gets the export cells' import
+statements it uses, and `from other import name` for every name it uses that another generated module defines. A
+name defined nowhere is an error.
 """
 
 import ast
+import argparse
 import builtins
 import symtable
 import textwrap
+import sys
 
 import nbformat
 
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, PACKAGE, ROOT
 
 MARK = "#| export"
 LESSON = "basic_memory"
 HEADER = '"""Generated from the notebooks\' `{mark}` cells by scripts/export_module.py: do not edit."""\n'
 MODULE_GLOBALS = {"__file__", "__name__"}
+
+
+def module_name(target):
+    """The import name of an export target: the lesson is `basic_memory`, the others are in the package."""
+    return target if target == LESSON else f"{PACKAGE.name}.{target}"
+
+
+def module_path(target):
+    """Where an export target's module is written: the lesson beside the notebooks, the others in the package."""
+    return NOTEBOOKS / f"{LESSON}.py" if target == LESSON else PACKAGE / f"{target}.py"
 
 
 def export_target(cell):
@@ -114,8 +127,8 @@ def body_text(blocks):
 
 
 def module_sources(notebook_paths=ENGLISH_NOTEBOOKS):
-    """{file name: text} of every generated module. Raises NameError for a name no cell defines or imports, and
-    ImportError for modules that would import each other."""
+    """{export target: text} of every generated module (module_path(target) says where it goes). Raises NameError
+    for a name no cell defines or imports, and ImportError for modules that would import each other."""
     modules = collected(notebook_paths)
     every_import = [imported for cell_imports, _ in modules.values() for imported in cell_imports]
     bodies = {name: body_text(blocks) for name, (_, blocks) in modules.items()}
@@ -132,9 +145,9 @@ def module_sources(notebook_paths=ENGLISH_NOTEBOOKS):
         if needed - set(definers):
             raise NameError(f"{name}.py uses {sorted(needed - set(definers))}, which no export cell defines or imports")
         uses[name] = {definers[used] for used in local}
-        imports += [(definers[used], used, None) for used in local]
+        imports += [(module_name(definers[used]), used, None) for used in local]
         header = HEADER.format(mark=MARK if name == LESSON else f"{MARK} {name}")
-        sources[f"{name}.py"] = header + "\n" + "\n".join(import_lines(dict.fromkeys(imports))) + "\n\n\n" + body + "\n"
+        sources[name] = header + "\n" + "\n".join(import_lines(dict.fromkeys(imports))) + "\n\n\n" + body + "\n"
     check_no_cycle(uses)
     return sources
 
@@ -152,10 +165,25 @@ def check_no_cycle(uses):
 
 def stale_modules(sources):
     """The generated files that differ from what the notebooks give."""
-    return [name for name, text in sources.items()
-            if not (NOTEBOOKS / name).exists() or (NOTEBOOKS / name).read_text() != text]
+    return [module_path(name).relative_to(ROOT).as_posix() for name, text in sources.items()
+            if not module_path(name).exists() or module_path(name).read_text() != text]
 
 
 def write_modules(sources):
     for name, text in sources.items():
-        (NOTEBOOKS / name).write_text(text)
+        module_path(name).write_text(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Write the generated modules from the notebooks' export cells.")
+    parser.add_argument("--check", action="store_true", help="only check that the modules are up to date")
+    sources = module_sources()
+    if parser.parse_args().check:
+        stale = stale_modules(sources)
+        if stale:
+            sys.exit(f"stale: {', '.join(stale)}: run python scripts/export_module.py")
+        print(f"up to date: {', '.join(module_path(name).relative_to(ROOT).as_posix() for name in sources)}")
+        return
+    write_modules(sources)
+    print(f"wrote {', '.join(module_path(name).relative_to(ROOT).as_posix() for name in sources)}")
+

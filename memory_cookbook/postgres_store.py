@@ -8,8 +8,8 @@ import re
 import shutil
 import warnings
 from contextlib import contextmanager
-from jev_request import ticket_id
-from ledger import forget_entries
+from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.ledger import forget_entries
 from pathlib import Path
 from psycopg_pool import ConnectionPool, PoolTimeout
 from urllib.parse import urlsplit

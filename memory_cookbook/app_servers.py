@@ -4,7 +4,7 @@ import json
 import os
 import subprocess
 import sys
-from postgres_store import PostgresStore
+from memory_cookbook.postgres_store import PostgresStore
 
 
 # 09_many_app_servers.ipynb
@@ -53,7 +53,7 @@ class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both."""
 
     def __init__(self, url, schema="memory_cookbook"):
-        self.process = subprocess.Popen([sys.executable, "-c", "from app_servers import serve; serve()"],
+        self.process = subprocess.Popen([sys.executable, "-c", "from memory_cookbook.app_servers import serve; serve()"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env={**os.environ, URL_VARIABLE: url, SCHEMA_VARIABLE: schema})
 

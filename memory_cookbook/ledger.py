@@ -1,6 +1,6 @@
 """Generated from the notebooks' `#| export ledger` cells by scripts/export_module.py: do not edit."""
 
-from jev_request import ticket_id
+from memory_cookbook.jev_request import ticket_id
 from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 

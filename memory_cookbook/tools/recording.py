@@ -1,17 +1,19 @@
 """Re-recording the cache: run the notebooks against a copy, check it, put it in place whole; and the published run's
 requests (recorded_requests.json), which cache_miss.py compares an off-script call with."""
 
+import argparse
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
-import published_run
-from cookbook_tools.execution import executed_with_calls
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS
-from cache_file import cache_text, check_cache_file, lock_for, write_atomically
-from cache_miss import requests_path
-from jev_request import cache_key
+from memory_cookbook import published_run
+from memory_cookbook.tools.execution import executed_with_calls
+from memory_cookbook.tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
+from memory_cookbook.cache_file import cache_text, check_cache_file, lock_for, write_atomically
+from memory_cookbook.recorded_requests import requests_path
+from memory_cookbook.jev_request import cache_key
 
 
 def requests_text(calls):
@@ -91,3 +93,32 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
             os.environ["COOKBOOK_CACHE"] = before
         temp.unlink(missing_ok=True)
         Path(lock_for(temp).lock_file).unlink(missing_ok=True)
+
+
+def arguments(argv=None):
+    """The parsed arguments and the notebooks to record, or SystemExit with a message for a bad combination."""
+    parser = argparse.ArgumentParser(description="Re-record the notebooks' calls with a TypeSafe key.")
+    parser.add_argument("--fresh", action="store_true", help="ask every call again instead of only the missing ones")
+    parser.add_argument("--prune", action="store_true", help="drop the entries no notebook uses")
+    parser.add_argument("--cache", type=Path, default=CACHE_FILE, help="the cache file to update")
+    parser.add_argument("notebooks", nargs="*", help="notebook file names (default: all)")
+    args = parser.parse_args(argv)
+    try:
+        notebook_paths = notebooks_to_record(args.notebooks, prune=args.prune)
+    except ValueError as error:
+        sys.exit(str(error))
+    if not os.environ.get("TYPESAFE_API_KEY"):
+        sys.exit("record_cache.py asks Jev live: set TYPESAFE_API_KEY (and TYPESAFE_ENDPOINT for another"
+                 " Jev-compatible server).")
+    return args, notebook_paths
+
+
+def record_cache():
+    args, notebook_paths = arguments()
+    try:
+        record(args.cache.resolve(), notebook_paths, fresh=args.fresh, prune=args.prune)
+    except KeyboardInterrupt:
+        sys.exit(f"interrupted: {args.cache} is unchanged")
+    except Exception as error:  # noqa: BLE001 - any failure must leave the cache as it was, and say so
+        sys.exit(f"recording failed, {args.cache} is unchanged: {type(error).__name__}: {error}")
+

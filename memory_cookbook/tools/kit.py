@@ -12,12 +12,15 @@ that target, and what is missing is downloaded too.
 """
 
 import email
+import argparse
 import os
 import platform
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,17 +31,19 @@ from packaging.tags import compatible_tags, cpython_tags, mac_platforms, platfor
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
-from cookbook_tools import pages
-from cookbook_tools.paths import CACHE_FILE, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
+from memory_cookbook.tools import pages
+from memory_cookbook.tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_FILE, RECORDED_REQUESTS_FILE, ROOT
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
-KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE]
-KIT_FOLDERS = [NOTEBOOKS, ROOT / "data"]
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE]
+KIT_FOLDERS = [NOTEBOOKS, ROOT / "data", PACKAGE]
 README_TITLE = "The cookbook's classroom kit"
-# The sections of requirements.txt that students need: the cookbook and JupyterLab. The pages come built (site/), and
-# the tests stay with the repository; mermaidx, which builds the pages, has no wheel for Intel Macs at all.
-STUDENT_SECTIONS = ("# The cookbook", "# Opening and running the notebooks")
+# The sections of requirements.txt that students need: the cookbook, JupyterLab and this project (installed in place
+# from the kit's folder). The pages come built (site/), and the tests stay with the repository; mermaidx, which builds
+# the pages, has no wheel for Intel Macs at all.
+STUDENT_SECTIONS = ("# The cookbook", "# Opening and running the notebooks", "# This project")
+THIS_PROJECT = "-e ."  # the line of requirements.txt that installs the project itself
 # Published on PyPI as source only: built here once into a pure-Python wheel, so that nothing compiles in class.
 SOURCE_ONLY = {"lzstring"}
 THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -130,9 +135,14 @@ def student_requirements(path=REQUIREMENTS_FILE):
 
 
 def requirements(path=REQUIREMENTS_FILE):
-    """The requirements of a requirements file (comments and blank lines left out)."""
-    lines = (line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines())
-    return [Requirement(line) for line in lines if line]
+    """The requirements of a requirements file (comments and blank lines left out). The project's own line (-e .)
+    stands for what building it needs: pyproject.toml's build-system requirements, beside the requirements file."""
+    lines = [line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines()]
+    found = [Requirement(line) for line in lines if line and line != THIS_PROJECT]
+    if THIS_PROJECT in lines:
+        project = tomllib.loads((Path(path).parent / PROJECT_FILE.name).read_text())
+        found += [Requirement(line) for line in project["build-system"]["requires"]]
+    return found
 
 
 def student_commands(system, pythons):
@@ -337,3 +347,40 @@ def build(out, kit_targets, index_url=PYPI, report=print_steps):
         report(f"[{number}/{len(kit_targets)}] {target.label}")
         download(wheelhouse, target, roots, index_url, report)
     return out
+
+
+class Progress:
+    """In a terminal, package counts rewrite one line; elsewhere (a log) one is printed every few seconds, so that the
+    long download shows it is alive."""
+
+    def __init__(self, every=5.0):
+        self.every, self.printed = every, 0.0
+
+    def __call__(self, message, transient=False):
+        if sys.stdout.isatty():
+            print("\r\033[K" + message, end="" if transient else "\n", flush=True)
+        elif not transient:
+            print(message, flush=True)
+        elif time.monotonic() - self.printed >= self.every:
+            print(message, flush=True)
+            self.printed = time.monotonic()
+
+
+def classroom_kit():
+    parser = argparse.ArgumentParser(description="Build the classroom kit: a folder to copy onto student laptops.")
+    parser.add_argument("--out", type=Path, default=ROOT / "kit", help="the kit's folder (default: kit/)")
+    parser.add_argument("--platform", nargs="+", choices=PLATFORM_CHOICES, default=["this"],
+                        help="the students' systems (default: this machine's); macos means both arm64 and x86_64")
+    parser.add_argument("--python", nargs="+", default=[THIS_PYTHON], metavar="3.X",
+                        help=f"the students' Python versions, 3.11 to 3.14 (default: this one, {THIS_PYTHON})")
+    parser.add_argument("--index-url", default=PYPI, help="a mirror of PyPI to download from (default: PyPI)")
+    arguments = parser.parse_args()
+    progress = Progress()
+    try:
+        out = build(arguments.out, targets(arguments.platform, arguments.python), arguments.index_url,
+                        report=progress)
+    except KitError as error:
+        sys.exit(f"\nclassroom_kit: {error}")
+    progress(f"built {out} ({folder_size(out) / 1e6:.0f} MB): copy it to the laptops; {out / 'README.txt'} says "
+             "what students type")
+

@@ -16,6 +16,20 @@ def ticket_id(state):
     return ticket.get("id") if isinstance(ticket, dict) else None
 
 
+def carried_memory_ids(state):
+    """The source ticket ids of the memories a routing state carries (a list of {"request", "jev_answered"})."""
+    for value in state.values() if isinstance(state, dict) else ():
+        if isinstance(value, list) and value and all(isinstance(m, dict) and "request" in m for m in value):
+            return tuple(ticket_id(memory) for memory in value)
+    return ()
+
+
+def without_memories(state):
+    if not isinstance(state, dict):
+        return state
+    return {key: value for key, value in state.items() if not carried_memory_ids({key: value})}
+
+
 def describe_call(state, questions):
     """'questions ['team'] about ticket T-201': what a call asks, for messages."""
     about = f" about ticket {ticket_id(state)}" if ticket_id(state) else ""

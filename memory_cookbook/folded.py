@@ -1,0 +1,37 @@
+"""A Try it answer, folded: what the answer cell prints is shown under "Show the answer", wherever the notebook is
+run or read (JupyterLab after Run All, GitHub, the pages), so that a student predicts before opening it. Hand-written,
+tested in tests/test_classroom.py."""
+
+import contextlib
+import html
+import io
+
+from IPython.display import display
+
+SUMMARY = "Show the answer"
+
+
+class FoldedAnswer:
+    """Printed text that displays as HTML folded in <details> (as plain text where HTML cannot be shown)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def _repr_html_(self):
+        return f"<details><summary>{SUMMARY}</summary><pre>{html.escape(self.text)}</pre></details>"
+
+    def __repr__(self):
+        return self.text
+
+
+@contextlib.contextmanager
+def folded_answer():
+    """Fold what the block prints, so that a student predicts before opening it."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            yield
+    except BaseException:
+        print(printed.getvalue(), end="")  # a failing answer cell shows everything, the error included
+        raise
+    display(FoldedAnswer(printed.getvalue().rstrip("\n")))

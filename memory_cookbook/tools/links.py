@@ -1,0 +1,30 @@
+"""The playground links of every recorded call of the published run, as a Markdown table
+(scripts/playground_links.py)."""
+
+from memory_cookbook.cache_file import cache_path, check_cache_file
+from memory_cookbook.jev_request import carried_memory_ids, playground_link, ticket_id
+from memory_cookbook.recorded_requests import recorded_requests
+
+
+def answers_in_brief(answers):
+    """A recorded response's answers, one per question: 'cloud_ops 0.80' for a Choice, 'P(yes) 0.07' for a Noul."""
+    return "; ".join(f"{a['choice']} {a['probabilities'][a['choice']]:.2f}" if a["type"] == "choice"
+                     else f"P(yes) {a['noul']:.2f}" for a in answers.values())
+
+
+def rows():
+    """Read from the cache file, never asked: a request it lacks stops the script (KeyError) rather than going live."""
+    entries = check_cache_file(cache_path())
+    for number, request in enumerate(recorded_requests(), 1):
+        state, questions = request.state, request.questions
+        answers = entries[request.key]["answers"]
+        yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",
+               answers_in_brief(answers), f"[open]({playground_link(state, questions, request.model)})")
+
+
+def playground_links():
+    print("| # | ticket | question | memories carried | Jev's answer | playground |")
+    print("|---|---|---|---|---|---|")
+    for row in rows():
+        print("| " + " | ".join(map(str, row)) + " |")
+
