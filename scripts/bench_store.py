@@ -1,7 +1,7 @@
 """Benchmark: the dict, SQLite and PostgreSQL stores on this machine, in one run; prints a Markdown table.
 
-    python scripts/bench_store.py                       # recall at 10, 100, 1,000 memories per customer; 1, 4, 8 writers
-    python scripts/bench_store.py --saves 100           # fewer saves per writing process
+    python scripts/bench_store.py               # recall at 10, 100, 1,000 memories per customer; 1, 4, 8 writers
+    python scripts/bench_store.py --saves 100   # fewer saves per writing process
 
 Recall: each store holds CUSTOMERS customers with N memories each, every memory shaped and sized like a real one (T-101
 and its routing answer); p50 and p99 of one `recall(customer)` over random customers, decoded memories returned.
@@ -20,7 +20,6 @@ import platform
 import random
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from contextlib import closing

@@ -180,7 +180,7 @@ def jev_server():
 def copy_of_the_repository(folder):
     """What the notebooks need, copied into `folder`: notebooks (with the modules), data, the cache, the requests."""
     shutil.copytree(NOTEBOOKS, folder / "notebooks", ignore=shutil.ignore_patterns(
-        "__pycache__", ".ipynb_checkpoints", "*.sqlite"))
+        "__pycache__", ".ipynb_checkpoints", "*.sqlite", "postgres_data"))
     shutil.copytree(ROOT / "data", folder / "data")
     for path in (CACHE_FILE, RECORDED_REQUESTS_FILE):
         shutil.copyfile(path, folder / path.name)
@@ -207,7 +207,8 @@ def run_as_readers(folder, notebook_paths):
 def readers_run(tmp_path_factory):
     """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
     test all read this one run."""
-    return run_as_readers(tmp_path_factory.mktemp("checkout"), ENGLISH_NOTEBOOKS)
+    with tempfile.TemporaryDirectory(prefix="cookbook-readers-") as folder:  # not in pytest's: see postgres_server
+        return run_as_readers(Path(folder), ENGLISH_NOTEBOOKS)
 
 
 def pytest_collection_finish(session):

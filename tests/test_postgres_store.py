@@ -28,10 +28,10 @@ def table_files(store, server):
     store.execute("CHECKPOINT")  # the changed pages, written to the files
     with store.connection() as db:
         paths = db.execute("SELECT c.oid::regclass::text, pg_relation_filepath(c.oid) FROM pg_class c"
-                           " WHERE c.relnamespace = %s::regnamespace OR c.oid IN (SELECT reltoastrelid FROM pg_class"
-                           "  WHERE relnamespace = %s::regnamespace) OR c.oid IN (SELECT indexrelid FROM pg_index"
-                           "  WHERE indrelid IN (SELECT reltoastrelid FROM pg_class WHERE relnamespace = %s::regnamespace))",
-                           [store.schema] * 3).fetchall()
+                           " WHERE c.relnamespace = %(schema)s::regnamespace OR c.oid IN (SELECT reltoastrelid"
+                           "  FROM pg_class WHERE relnamespace = %(schema)s::regnamespace) OR c.oid IN (SELECT"
+                           "  indexrelid FROM pg_index WHERE indrelid IN (SELECT reltoastrelid FROM pg_class"
+                           "  WHERE relnamespace = %(schema)s::regnamespace))", {"schema": store.schema}).fetchall()
     return {name: (server.folder / path).read_bytes() for name, path in paths if path}
 
 
@@ -168,7 +168,7 @@ def test_four_app_servers_share_one_memory_and_forget_everywhere(memory, postgre
     for number, (customer, subject) in enumerate(later):
         apps[2 + number % 2].post(do="message", customer=customer, subject=subject)
     teams = [apps[2 + number % 2].answer()["team"] for number in range(len(later))]
-    assert [team == memory.EXPECTED[customer][subject] for team, (customer, subject) in zip(teams, later)] == [True] * 6
+    assert [team == memory.EXPECTED[c][s] for team, (c, s) in zip(teams, later, strict=True)] == [True] * 6
     assert [apps[3].send(do="recall", customer=c)["memories"] for c in memory.CUSTOMERS] == [["T-101", "T-105"],
                                                                                             ["T-102"]]
     assert apps[0].send(do="forget_customer", customer="C-1042")["forgotten"] == 2
