@@ -213,3 +213,7 @@ class PostgresStore:
 
     def close(self):
         self.pool.close()
+
+    def __del__(self):  # a store dropped unclosed: its pool stops here, not in one of the pool's own threads
+        if getattr(self, "pool", None):
+            self.pool.close()

@@ -138,7 +138,9 @@ def test_a_database_that_is_not_there_is_one_clear_error(url):
 def test_a_wrong_password_is_one_clear_error_without_the_password(password_role):
     message = unavailable_message(password_role.format(password=PASSWORD[::-1]))
     assert "password authentication failed" in message and PASSWORD[::-1] not in message and "***" in message
-    assert PostgresStore(password_role.format(password=PASSWORD), schema="with_password").recall("C-1") == []
+    store = PostgresStore(password_role.format(password=PASSWORD), schema="with_password")
+    assert store.recall("C-1") == []
+    store.close()
 
 
 def test_a_connection_lost_mid_run_is_the_clear_error_and_the_next_call_reconnects(postgres_store, postgres_server):
