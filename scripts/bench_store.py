@@ -148,7 +148,8 @@ def main():
                 percentiles = {kind: recall_percentiles_us(store, per_customer, args.recalls)
                                for kind, store in measured.items()}
                 recall_rows.append((per_customer, percentiles))
-                measured["PostgreSQL"].drop()
+                measured["PostgreSQL"].execute(f"DROP SCHEMA {measured['PostgreSQL'].schema} CASCADE")
+                measured["PostgreSQL"].close()
             save_rows = []
             for processes in args.processes:
                 rates = {"dict": saves_per_second("dict", None, processes, args.saves),
