@@ -1,7 +1,8 @@
 """The PostgreSQL store beyond the shared contract (tests/test_store.py): the published run's requests byte for byte,
 forgetting checked in the table files on disk, one transaction per forget, the clear error for a database that cannot
 be used, and many processes at once: app servers sharing one memory, eight writers. All on the session's one embedded
-server (conftest's postgres_server), each test in a schema of its own."""
+server (conftest's postgres_server), each test in a schema of its own; marked slow, since the server takes seconds to
+start."""
 
 import multiprocessing
 import threading
@@ -17,6 +18,7 @@ from memory_cookbook.published_run import replay_published_run
 PASSWORD = "not-the-right-one-7c1d"
 
 
+@pytest.mark.slow
 def test_the_published_run_sends_the_same_requests_with_postgres(memory, postgres_store):
     with_dict = replay_published_run()
     memory.STORE = postgres_store
@@ -39,6 +41,7 @@ def holding(files, text):
     return sorted(name for name, content in files.items() if text.encode() in content)
 
 
+@pytest.mark.slow
 def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables(memory, postgres_store, postgres_server):
     memory.STORE = postgres_store
     run_earlier_tickets(memory)
@@ -55,6 +58,7 @@ def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables(memory, postgre
     assert holding(forgotten, "Fernwood Studio") == [f"{postgres_store.schema}.memories"]
 
 
+@pytest.mark.slow
 def test_the_write_ahead_log_still_holds_a_forgotten_customer(memory, postgres_store, postgres_server):
     """What the store cannot do, as the notebook says: PostgreSQL's log keeps what was written."""
     memory.STORE = postgres_store
@@ -64,6 +68,7 @@ def test_the_write_ahead_log_still_holds_a_forgotten_customer(memory, postgres_s
     assert b"Harbor Logistics" in wal
 
 
+@pytest.mark.slow
 def test_a_failed_forget_customer_leaves_memories_and_ledger_as_they_were(memory, postgres_store):
     memory.STORE = postgres_store
     run_earlier_tickets(memory)
@@ -77,6 +82,7 @@ def test_a_failed_forget_customer_leaves_memories_and_ledger_as_they_were(memory
     assert memory.memory_ids("C-1042") == ["T-101", "T-105"]
 
 
+@pytest.mark.slow
 def test_a_reader_never_sees_a_customer_half_forgotten(postgres_store, postgres_server):
     """While forget_customer runs again and again, a reader on its own connection counts the customer's memories and
     ledger entries in one snapshot: both or neither, never one without the other."""
@@ -135,6 +141,7 @@ def test_a_database_that_is_not_there_is_one_clear_error(url):
     assert PASSWORD not in message and "COOKBOOK_DATABASE_URL" in message
 
 
+@pytest.mark.slow
 def test_a_wrong_password_is_one_clear_error_without_the_password(password_role):
     message = unavailable_message(password_role.format(password=PASSWORD[::-1]))
     assert "password authentication failed" in message and PASSWORD[::-1] not in message and "***" in message
@@ -143,6 +150,7 @@ def test_a_wrong_password_is_one_clear_error_without_the_password(password_role)
     store.close()
 
 
+@pytest.mark.slow
 def test_a_connection_lost_mid_run_is_the_clear_error_and_the_next_call_reconnects(postgres_store, postgres_server):
     postgres_store.save("C-A", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, 0.9, "m")
     with psycopg.connect(postgres_server.url, autocommit=True) as db:  # as a server restart would

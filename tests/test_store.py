@@ -26,11 +26,11 @@ STORES = {
     "dict": lambda module, folder: module.DictStore(),
     "sqlite": lambda module, folder: SqliteStore(folder / "memories.sqlite"),
     "budgeted": lambda module, folder: BudgetedStore(module.DictStore(), max_memory_tokens=10_000, tokens_per_char=1),
-    "postgres": None,  # the session's server: conftest's postgres_store fixture
+    "postgres": None,  # the session's server (conftest's postgres_store fixture): slow, it takes seconds to start
 }
 
 
-@pytest.fixture(params=STORES)
+@pytest.fixture(params=[pytest.param(name, marks=[pytest.mark.slow] if name == "postgres" else []) for name in STORES])
 def store(request, memory, monkeypatch, tmp_path):
     """Each store in turn, installed as the wrapper's STORE."""
     make = STORES[request.param]
