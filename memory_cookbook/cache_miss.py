@@ -7,7 +7,7 @@ import os
 
 from memory_cookbook.cache_file import cache_path
 from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
-from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests
+from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests, requests_path
 
 class CacheMiss(LookupError):
     """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
@@ -46,7 +46,7 @@ def explain_miss(model, state_json, questions_json):
     where = os.path.relpath(cache_path())
     state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
-    requests = recorded_requests()
+    requests = recorded_requests(requests_path(cache_path()))
     if not requests:
         lines.append(f"There is no {REQUESTS_NAME} beside {where} to compare this request with.")
     elif cache_key(model, state_json, questions_json) in {request.key for request in requests}:

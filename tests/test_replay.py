@@ -63,7 +63,7 @@ def test_a_miss_is_compared_with_the_requests_beside_the_cache_in_use_and_reread
     committed = json.loads(RECORDED_REQUESTS_FILE.read_text())
     requests_file.write_text(json.dumps([request | {"key": "edited", "model": "jev-0.0.1"} for request in committed]))
     configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
-    assert recorded_requests.requests_path() == requests_file
+    assert recorded_requests.requests_path(cache_file.cache_path()) == requests_file
     state = memory.later_state("C-1042", "Slow dashboards")
     assert "The published run asked jev-0.0.1, not " in miss(memory.ask, state, memory.ROUTE)
     requests_file.write_text(RECORDED_REQUESTS_FILE.read_text())

@@ -36,7 +36,7 @@ from memory_cookbook.tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
-KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE]
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE, ROOT / "setup.cfg"]
 KIT_FOLDERS = [NOTEBOOKS, ROOT / "data", PACKAGE]
 README_TITLE = "The cookbook's classroom kit"
 # The sections of requirements.txt that students need: the cookbook, JupyterLab and this project (installed in place
@@ -152,9 +152,9 @@ def student_commands(system, pythons):
     if system == "windows":
         python = f"py -{version}" if version else "py"
         return [f"{python} -m venv .venv && .venv\\Scripts\\pip install --no-index --find-links wheels -r "
-                "requirements.txt", ".venv\\Scripts\\jupyter lab notebooks"]
+                "requirements.txt", ".venv\\Scripts\\jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
     return [f"python{version or '3'} -m venv .venv && .venv/bin/pip install --no-index --find-links wheels -r "
-            "requirements.txt", ".venv/bin/jupyter lab notebooks"]
+            "requirements.txt", ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
 
 
 def readme_text(kit_targets):
