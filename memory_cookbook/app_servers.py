@@ -53,6 +53,7 @@ class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both."""
 
     def __init__(self, url, schema="memory_cookbook"):
+        self.url, self.schema = url, schema
         serve = "from memory_cookbook.app_servers import serve; serve()"
         self.process = subprocess.Popen([sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True,
@@ -88,9 +89,12 @@ RUNNING = []  # the app servers this process started and has not stopped
 
 
 def start_app_servers(url, count, schema="memory_cookbook"):
-    """Stop the app servers started before, if any, and start `count` new ones, all at once."""
-    stop_app_servers()
-    RUNNING.extend(AppServer(url, schema) for _ in range(count))
+    """`count` app servers on this database: the ones this process runs already, or new ones, started all at once
+    (any others are stopped first)."""
+    if len(RUNNING) != count or any(app.process.poll() is not None or (app.url, app.schema) != (url, schema)
+                                    for app in RUNNING):
+        stop_app_servers()
+        RUNNING.extend(AppServer(url, schema) for _ in range(count))
     return list(RUNNING)
 
 
