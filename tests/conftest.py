@@ -3,7 +3,6 @@ repository to run in, the readers' run of every notebook, and what a playground 
 
 import itertools
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -148,12 +147,23 @@ def postgres_server():
 
     folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
     server = EmbeddedServer(folder / "data")
-    postmaster = int((server.folder / "postmaster.pid").read_text().split()[0])
     yield server
     server.stop()
     folder.rmdir()  # fails if stop() left anything in it
-    with pytest.raises(ProcessLookupError):  # the server's main process is gone (its workers exit with it)
-        os.kill(postmaster, 0)
+    assert processes_naming(server.folder) == [], "the tests' PostgreSQL server is still running"
+
+
+def processes_naming(folder):
+    """The live processes whose command line names `folder`, from Linux's /proc (an exited process that its parent
+    has not reaped yet has no command line)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if str(folder).encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # it exited meanwhile
+            pass
+    return found
 
 
 SCHEMAS = itertools.count(1)
