@@ -282,15 +282,22 @@ def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
     assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"
 
 
-def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_kernels(monkeypatch):
-    assert not set(pytest_plugin.LIVE_SETTINGS) & set(os.environ)
+# Named here, not read from pytest_plugin.LIVE_SETTINGS: a name dropped from the guard must fail this test.
+A_DEVELOPERS_LIVE_SETTINGS = {"TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "COOKBOOK_CACHE"}
+
+
+def test_the_suite_sets_a_developers_key_endpoint_and_cache_aside_before_nbval_starts_kernels(monkeypatch):
+    assert not A_DEVELOPERS_LIVE_SETTINGS & set(os.environ)
     monkeypatch.setattr(pytest_plugin, "SET_ASIDE", {})
-    for name in pytest_plugin.LIVE_SETTINGS:
+    for name in A_DEVELOPERS_LIVE_SETTINGS:
         monkeypatch.setenv(name, "a developer's")
     pytest_plugin.pytest_configure()
-    assert not set(pytest_plugin.LIVE_SETTINGS) & set(os.environ)
-    assert {name: pytest_plugin.SET_ASIDE[name] for name in pytest_plugin.LIVE_SETTINGS} == dict.fromkeys(
-        pytest_plugin.LIVE_SETTINGS, "a developer's")
+    assert not A_DEVELOPERS_LIVE_SETTINGS & set(os.environ)
+    assert {name: pytest_plugin.SET_ASIDE.get(name) for name in A_DEVELOPERS_LIVE_SETTINGS} == dict.fromkeys(
+        A_DEVELOPERS_LIVE_SETTINGS, "a developer's")
+    pytest_plugin.pytest_unconfigure()
+    assert {name: os.environ.get(name) for name in A_DEVELOPERS_LIVE_SETTINGS} == dict.fromkeys(
+        A_DEVELOPERS_LIVE_SETTINGS, "a developer's")  # given back when the session ends
 
 
 def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():

@@ -109,7 +109,7 @@ class Target:
         machine = default_environment() if self.system == "this" else {
             "implementation_name": "cpython", "platform_python_implementation": "CPython",
             "platform_release": "", "platform_version": ""} | SYSTEMS[self.system][2]
-        full = f"{self.python}.0" if self.python != THIS_PYTHON else machine.get("python_full_version", "")
+        full = platform.python_version() if self.python == THIS_PYTHON else f"{self.python}.0"
         return machine | {"python_version": self.python, "python_full_version": full, "implementation_version": full}
 
 
