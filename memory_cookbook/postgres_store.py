@@ -93,6 +93,25 @@ def memory_database(folder):
     return STARTED[folder].url, STARTED[folder]
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The memory database cannot be reached or refused the connection."""
+
+
+@contextmanager
+def unavailable_as_error(url):
+    """psycopg's connection errors, inside the block, as one DatabaseUnavailable that says what to do."""
+    try:
+        yield
+    except (psycopg.OperationalError, PoolTimeout) as error:
+        password = urlsplit(url).password if "://" in url else None
+        reason = " ".join((str(error).replace(password, "***") if password else str(error)).split())
+        raise DatabaseUnavailable(
+            f"Cannot use the memory database at {masked(url)}. Check that this server is running and reachable, and"
+            f" the user and password in the URL (the URL comes from {DATABASE_URL_VARIABLE} when that is set; without"
+            f" it, the notebook starts a server of its own, which stops with the kernel). psycopg said: {reason}"
+        ) from None
+
+
 TABLES = """
 CREATE SCHEMA IF NOT EXISTS {schema};
 CREATE TABLE IF NOT EXISTS {schema}.memories (
@@ -112,25 +131,6 @@ CREATE TABLE IF NOT EXISTS {schema}.ledger (
     entry JSON NOT NULL
 );
 """
-
-
-class DatabaseUnavailable(RuntimeError):
-    """The memory database cannot be reached or refused the connection."""
-
-
-@contextmanager
-def unavailable_as_error(url):
-    """psycopg's connection errors, inside the block, as one DatabaseUnavailable that says what to do."""
-    try:
-        yield
-    except (psycopg.OperationalError, PoolTimeout) as error:
-        password = urlsplit(url).password if "://" in url else None
-        reason = " ".join((str(error).replace(password, "***") if password else str(error)).split())
-        raise DatabaseUnavailable(
-            f"Cannot use the memory database at {masked(url)}. Check that this server is running and reachable, and"
-            f" the user and password in the URL (the URL comes from {DATABASE_URL_VARIABLE} when that is set; without"
-            f" it, the notebook starts a server of its own, which stops with the kernel). psycopg said: {reason}"
-        ) from None
 
 
 class PostgresStore:
