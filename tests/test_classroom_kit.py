@@ -54,6 +54,8 @@ def test_requirements_are_read_without_comments_and_blank_lines(tmp_path):
 
 STUDENT_REQUIREMENTS = """# The cookbook
 lzstring==1.0.4
+# Notebook 09: PostgreSQL
+psycopg==3.3.9
 # Building the offline pages
 mermaidx==0.10.1
 # Opening and running the notebooks
@@ -68,8 +70,8 @@ pytest==9.2.0
 def test_the_kit_installs_the_cookbook_and_jupyterlab_not_the_page_builder_or_the_tests(tmp_path):
     path = tmp_path / "requirements.txt"
     path.write_text(STUDENT_REQUIREMENTS)
-    assert kit.student_requirements(path) == "# The cookbook\nlzstring==1.0.4\n# Opening and running the " \
-                                             "notebooks\njupyterlab==4.6.6\n# This project\n-e .\n"
+    assert kit.student_requirements(path) == "# The cookbook\nlzstring==1.0.4\n# Notebook 09: PostgreSQL\n" \
+        "psycopg==3.3.9\n# Opening and running the notebooks\njupyterlab==4.6.6\n# This project\n-e .\n"
 
 
 def test_the_project_line_stands_for_what_building_the_project_needs(tmp_path):

@@ -280,7 +280,7 @@ def test_the_06_page_carries_the_result_table_and_the_totals(site):
 @pytest.mark.slow
 def test_the_index_is_the_readme_with_its_notebook_list_linking_to_the_pages(site):
     index = (site / "index.html").read_text()
-    assert len(ENGLISH_NOTEBOOKS) == 8
+    assert len(ENGLISH_NOTEBOOKS) == 9
     assert all(f'href="{site_path(path).as_posix()}"' in index for path in ENGLISH_NOTEBOOKS)
 
 

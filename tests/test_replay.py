@@ -294,7 +294,8 @@ def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
 
 
 # Named here, not read from pytest_plugin.LIVE_SETTINGS: a name dropped from the guard must fail this test.
-A_DEVELOPERS_LIVE_SETTINGS = {"TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "COOKBOOK_CACHE"}
+A_DEVELOPERS_LIVE_SETTINGS = {"TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "COOKBOOK_CACHE",
+                              "COOKBOOK_DATABASE_URL"}
 
 
 def test_the_suite_sets_a_developers_key_endpoint_and_cache_aside_before_nbval_starts_kernels(monkeypatch):

@@ -42,7 +42,7 @@ README_TITLE = "The cookbook's classroom kit"
 # The sections of requirements.txt that students need: the cookbook, JupyterLab and this project (installed in place
 # from the kit's folder). The pages come built (site/), and the tests stay with the repository; mermaidx, which builds
 # the pages, has no wheel for Intel Macs at all.
-STUDENT_SECTIONS = ("# The cookbook", "# Opening and running the notebooks", "# This project")
+STUDENT_SECTIONS = ("# The cookbook", "# Notebook 09", "# Opening and running the notebooks", "# This project")
 THIS_PROJECT = "-e ."  # the line of requirements.txt that installs the project itself
 # Published on PyPI as source only: built here once into a pure-Python wheel, so that nothing compiles in class.
 SOURCE_ONLY = {"lzstring"}
