@@ -10,7 +10,7 @@ from conftest import ROOT
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 from cookbook_tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown, SiteLinks, build,
-                                  first_sentences, markdown_page_text, notebook_paths, site_path)
+                                  first_heading, first_sentences, markdown_page_text, notebook_paths, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
@@ -155,6 +155,35 @@ def test_a_table_row_is_read_by_its_link_as_markdown_with_its_escaped_pipe():
                             "and *c* |\n| plain | no link |\n")
     assert parsed.linked_rows() == {"notebooks/01.ipynb": "`a \\| b`, and *c*"}
     assert first_sentences(parsed.first_paragraph()) == "Intro."
+
+
+def test_a_chinese_paragraph_splits_into_sentences_at_each_full_stop():
+    assert first_sentences("第一句，还没完。第二句。Third.") == "第一句，还没完。"
+    assert first_sentences("One. Python 3.11 stays whole. Three.", 2) == "One. Python 3.11 stays whole."
+
+
+CHINESE_GUIDE = ROOT / "docs" / "teaching.zh.md"
+
+
+def test_the_chinese_teachers_guide_is_a_chinese_page_that_links_the_chinese_notebooks(site):
+    page = site / site_path(CHINESE_GUIDE)
+    assert page.name == "teaching.zh.html" and page.with_suffix(".md").is_file()
+    assert page.read_text().startswith('<!DOCTYPE html>\n<html lang="zh">')
+    notebooks = [target for target in links(page) if re.match(r"\d\d_", target)]
+    assert len(notebooks) == 6 and all(target.endswith(".zh.html") for target in notebooks), notebooks
+
+
+def test_the_readme_links_the_chinese_guide_from_its_chinese_section():
+    readme = (ROOT / "README.md").read_text()
+    chinese_section = readme[readme.index("## 中文版"):readme.index("## Beyond the published cookbook")]
+    assert "](docs/teaching.zh.md)" in chinese_section
+
+
+def test_llms_txt_lists_the_chinese_guide_by_its_title_and_first_sentence(site):
+    text = CHINESE_GUIDE.read_text()
+    opening = ParsedMarkdown(text).first_paragraph()
+    entry = f"- [{first_heading(text)}](teaching.zh.md): {opening[:opening.index('。') + 1]}\n"
+    assert entry in (site / "llms.txt").read_text()
 
 
 def test_llms_txt_describes_each_notebook_by_its_readme_row(site):
