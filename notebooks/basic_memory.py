@@ -67,7 +67,7 @@ CALLS = []
 
 
 def ask(state, questions):
-    """Ask Jev `questions` about `state`: replayed from the cache, or live with TYPESAFE_API_KEY."""
+    """Ask Jev `questions` about `state`: replayed from the cache; what it lacks goes live with TYPESAFE_API_KEY."""
     call = (TYPESAFE_MODEL, *request_text(state, questions))
     response = SystemOneResponse.model_validate(call_jev(*call))
     CALLS.append(call)
