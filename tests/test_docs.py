@@ -6,9 +6,9 @@ loop); the whole site is built once per test session, into a temporary folder, b
 import collections
 import html
 import re
+from urllib.parse import unquote
 import sys
 from types import SimpleNamespace
-from urllib.parse import unquote
 
 import jinja2
 import nbformat
@@ -20,8 +20,8 @@ from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
 from memory_cookbook.tools import pages as pages_module
 from memory_cookbook.tools.pages import (DIAGRAMS, MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown,
                                          SiteLinks, build, diagram_file, diagram_sources, document_pages,
-                                         draw_diagram, first_sentences, github_id, markdown_page_text, notebook_paths,
-                                         notebook_title, site_path)
+                                         draw_diagram, first_heading, first_sentences, github_id, markdown_page_text,
+                                         notebook_paths, notebook_title, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
@@ -262,6 +262,37 @@ def test_a_table_row_is_read_by_its_link_as_markdown_with_its_escaped_pipe():
     assert first_sentences(parsed.first_paragraph()) == "Intro."
 
 
+def test_a_chinese_paragraph_splits_into_sentences_at_each_full_stop():
+    assert first_sentences("第一句，还没完。第二句。Third.") == "第一句，还没完。"
+    assert first_sentences("One. Python 3.11 stays whole. Three.", 2) == "One. Python 3.11 stays whole."
+
+
+CHINESE_GUIDE = ROOT / "docs" / "teaching.zh.md"
+
+
+@pytest.mark.slow
+def test_the_chinese_teachers_guide_is_a_chinese_page_that_links_the_chinese_notebooks(site):
+    page = site / site_path(CHINESE_GUIDE)
+    assert page.name == "teaching.zh.html" and page.with_suffix(".md").is_file()
+    assert page.read_text().startswith('<!DOCTYPE html>\n<html lang="zh">')
+    notebooks = [target for target in links(page) if re.match(r"\d\d_", target)]
+    assert len(notebooks) == 6 and all(target.endswith(".zh.html") for target in notebooks), notebooks
+
+
+def test_the_readme_links_the_chinese_guide_from_its_chinese_section():
+    readme = (ROOT / "README.md").read_text()
+    chinese_section = readme[readme.index("## 中文版"):readme.index("## Beyond the published cookbook")]
+    assert "](docs/teaching.zh.md)" in chinese_section
+
+
+@pytest.mark.slow
+def test_llms_txt_lists_the_chinese_guide_by_its_title_and_first_sentence(site):
+    text = CHINESE_GUIDE.read_text()
+    opening = ParsedMarkdown(text).first_paragraph()
+    entry = f"- [{first_heading(text)}](teaching.zh.md): {opening[:opening.index('。') + 1]}\n"
+    assert entry in (site / "llms.txt").read_text()
+
+
 @pytest.mark.slow
 def test_llms_txt_describes_each_notebook_by_its_readme_row(site):
     text = (site / "llms.txt").read_text()
@@ -324,15 +355,20 @@ def test_every_anchor_on_an_html_page_names_an_id_of_the_page_it_points_at(site)
 
 @pytest.mark.slow
 def test_every_anchor_on_a_markdown_page_names_a_heading_of_the_page_it_points_at(site):
-    """As GitHub and most Markdown readers id a heading: lower case, hyphens for spaces, no punctuation."""
+    """As GitHub and most Markdown readers id a heading: lower case, hyphens for spaces, no punctuation. (The README's
+    pages are both index.html: a Markdown page's link to it names an id of the HTML page.)"""
     unresolved = []
     for page in pages(site, ".md"):
         for target in links(page):
             linked, anchor = anchor_targets(page, target)
-            headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", linked.read_text(), flags=re.S), re.M) \
-                if linked else []
-            if linked and anchor not in {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
-                                         for heading in headings}:
+            if not linked:
+                continue
+            if linked.suffix == ".html":
+                ids = set(HTML_ID.findall(linked.read_text()))
+            else:
+                headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", linked.read_text(), flags=re.S), re.M)
+                ids = {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+            if unquote(anchor) not in ids and anchor not in ids:  # a Chinese heading's id comes percent-encoded
                 unresolved.append(f"{page.relative_to(site)} → {target}")
     assert unresolved == []
 
@@ -342,8 +378,9 @@ def test_the_notebooks_links_to_the_readme_point_at_the_index_on_both_pages(site
     linking = [path for path in notebook_paths() if "../README.md" in path.read_text()]
     assert len(linking) >= 2  # 01 and 08, and their Chinese twins
     for path in linking:
-        assert 'href="index.html"' in (site / site_path(path)).read_text(), path.name
-        assert "](index.html)" in (site / site_path(path).with_suffix(".md")).read_text(), path.name
+        assert re.search(r'href="index\.html(#[^"]+)?"', (site / site_path(path)).read_text()), path.name
+        markdown_page = (site / site_path(path).with_suffix(".md")).read_text()
+        assert re.search(r"\]\(index\.html(#[^)]+)?\)", markdown_page), path.name
 
 
 @pytest.mark.slow

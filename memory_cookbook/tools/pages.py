@@ -1,8 +1,9 @@
 """The cookbook's pages, built from the committed notebooks for reading offline: no re-execution, no network.
 
 For every notebook (the Chinese edition too): an HTML page and a Markdown page (prose, code, text outputs, images
-beside it). Beside them: index.html from the README, the teacher's guide, and llms.txt, an index of the Markdown
-pages for people and agents (https://llmstxt.org). It rests on nbconvert's and mistune's own extension points:
+beside it). Beside them: index.html from the README, the teacher's guide in English and in Chinese, and llms.txt,
+an index of the Markdown pages for people and agents (https://llmstxt.org). It rests on nbconvert's and mistune's
+own extension points:
 
 - templates/page.html.j2 and page.md.j2 extend nbconvert's lab and markdown templates: the blocks that load
   require.js, MathJax, mermaid and the widget manager from a CDN are empty, the page's CSS is a block, a widget
@@ -38,7 +39,7 @@ from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, RO
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DIAGRAMS = ROOT / "docs" / "diagrams"
-GUIDES = [ROOT / "docs" / "teaching.md"]
+GUIDES = [ROOT / "docs" / "teaching.md", ROOT / "docs" / "teaching.zh.md"]
 MARKDOWN_PLUGINS = ["strikethrough", "table"]
 PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
   color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
@@ -268,12 +269,17 @@ def document_pages(source, out, title):
     text = source.read_text()
     html_links, markdown_links = SiteLinks(source, page), SiteLinks(source, page, markdown_pages=True)
     body = mistune.create_markdown(renderer=DocumentPageRenderer(html_links), plugins=MARKDOWN_PLUGINS)(text)
-    (out / page).write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    (out / page).write_text(f"<!DOCTYPE html>\n<html lang=\"{page_language(source)}\"><head><meta charset=\"utf-8\">"
                             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                             f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}\n{DIAGRAM_STYLE}</style></head>"
                             f"<body>\n{body}</body></html>\n")
     (out / page.with_suffix(".md")).write_text(markdown_page_text(text, markdown_links))
     return html_links.files | markdown_links.files
+
+
+def page_language(source):
+    """The language of a document's page: Chinese for a NAME.zh.md file, else English (the README holds both)."""
+    return "zh" if source.name.endswith(".zh.md") else "en"
 
 
 def first_heading(text):
@@ -287,7 +293,7 @@ def notebook_title(notebook):
 
 def first_sentences(text, count=1):
     """The first `count` sentences of a paragraph, on one line."""
-    sentences = re.split(r"(?<=[.。])\s+", " ".join(text.split()))
+    sentences = re.split(r"(?<=\.)\s+|(?<=。)\s*", " ".join(text.split()))  # Chinese puts no space after 。
     return " ".join(sentences[:count])
 
 
