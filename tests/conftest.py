@@ -25,13 +25,9 @@ CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """nbval's notebook cells are slow: each notebook starts a kernel (marked first, before `-m` deselects). The
-    classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py)."""
-    for item in items:
-        if item.path.suffix == ".ipynb":
-            item.add_marker(pytest.mark.slow)
+    """The classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py).
+    (memory_cookbook/tools/pytest_plugin.py marks nbval's notebook cells slow.)"""
     items.sort(key=lambda item: item.name == KIT_TEST)  # stable: only the kit's test moves
 
 

@@ -8,15 +8,25 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   stopped early (-x, Ctrl-C) before 07's last cell deletes it;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
   memory_cookbook/__pycache__ and memory_cookbook/tools/__pycache__, ignored by git, are written before the plugin
-  runs, unless PYTHONDONTWRITEBYTECODE is set).
+  runs, unless PYTHONDONTWRITEBYTECODE is set);
+- nbval runs the English notebooks only: a Chinese twin (NN_name.zh.ipynb) runs the English code word for word and
+  commits the English outputs (tests/test_chinese_edition.py checks both), so the English run already reproduces
+  its outputs; a twin named on the command line is still run;
+- notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook).
 """
 
 import os
 import sys
 
+import pytest
+
 from memory_cookbook.tools.paths import NOTEBOOKS
 
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
+# jsonschema (imported by nbformat) checks IRIs with rfc3987_syntax when it is installed (jupyterlab brings it), and
+# importing it builds a Lark parser: about 1.5 s of every run's start. Nothing here checks an IRI, so this process
+# goes without it; jsonschema then leaves out only its "iri" formats. (Loaded with -p, this runs before nbval.)
+sys.modules.setdefault("rfc3987_syntax", None)
 LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "COOKBOOK_CACHE")
 NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
 DATABASES_BEFORE = set()  # the session removes only what it wrote
@@ -30,6 +40,24 @@ def pytest_configure():
             SET_ASIDE[name] = os.environ.pop(name)
     SET_ASIDE.setdefault("PYTHONDONTWRITEBYTECODE", os.environ.get("PYTHONDONTWRITEBYTECODE"))
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+
+
+def pytest_ignore_collect(collection_path, config):
+    if collection_path.name.endswith(".zh.ipynb") and collection_path not in named_paths(config):
+        return True
+    return None
+
+
+def named_paths(config):
+    """The paths given on the command line, as absolute paths (without ::test parts)."""
+    return {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure():
