@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -158,8 +159,11 @@ def run_as_readers(folder, notebook_paths):
     copy = copy_of_the_repository(folder)
     with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
         configure(patch, cache_path=copy / CACHE_FILE.name, key=CANARY_KEY, endpoint=server.url)
-        runs = {path.name: execution.executed_as_readers_do(path, folder=copy / "notebooks")
-                for path in notebook_paths}
+        # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            executed = pool.map(lambda path: execution.executed_as_readers_do(path, folder=copy / "notebooks"),
+                                notebook_paths)
+            runs = {path.name: run for path, run in zip(notebook_paths, executed, strict=True)}
         requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=cache_before, cache_after=(copy / CACHE_FILE.name).read_bytes(),
                            requests=requests)
