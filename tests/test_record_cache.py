@@ -15,10 +15,9 @@ from types import SimpleNamespace
 
 from memory_cookbook import recorded_requests
 import pytest
-from jevcompat.mock import MockConfig, Running
 from memory_cookbook import replay
-from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, request_call,
-                      requests_served)
+from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, fake_jev,
+                      request_call, requests_served)
 from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 from memory_cookbook.tools.recording import arguments, record
 
@@ -124,7 +123,7 @@ def interrupted_recordings(tmp_path_factory):
         for name in INTERRUPTS:
             cache_path = tmp_path_factory.mktemp(name) / "json_cache.json"
             shutil.copyfile(CACHE_FILE, cache_path)
-            server = servers.enter_context(Running(MockConfig(key=CANARY_KEY)))
+            server = servers.enter_context(fake_jev())
             before = cache_path.read_bytes()
             recording = start_recording(cache_path, server, "--fresh", "02_routing.ipynb")
             started[name] = SimpleNamespace(cache_path=cache_path, before=before, server=server, recording=recording,
