@@ -1,6 +1,7 @@
-"""The cache file that the cookbook's calls are replayed from: where it is, checked before use (CacheError), opened on
-first use, and shared safely: a write takes a lock, merges with what other processes recorded meanwhile, and replaces
-the file in one atomic rename. Hand-written, tested in tests/test_replay.py."""
+"""The cache file that the cookbook's calls are replayed from: where it is, checked before use (CacheError: its shape,
+and the published run's answers against their recorded digests), opened on first use, and shared safely: a write
+takes a lock, merges with what other processes recorded meanwhile, and replaces the file in one atomic rename.
+Hand-written, tested in tests/test_replay.py and tests/test_damaged_files.py."""
 
 import json
 import os
@@ -11,35 +12,51 @@ from filelock import FileLock
 from pydantic import ValidationError
 from typesafe_sdk import SystemOneResponse
 
-ROOT = Path(__file__).resolve().parent.parent  # the repository (the project is installed editable)
+from memory_cookbook.checked_files import DamagedFile, read_json
+from memory_cookbook.jev_request import describe_call
+from memory_cookbook.recorded_requests import answer_digest, recorded_requests, requests_path
+from memory_cookbook.tools.paths import ROOT
 
 
-class CacheError(RuntimeError):
+class CacheError(DamagedFile):
     """The cache file can't be used as it is; the message says why and how to fix it."""
+
+
+FIX = "restore the committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at a good file"
 
 
 def check_cache_file(path):
     """Raise a CacheError naming the problem and the fix unless `path` holds SystemOneResponse entries (or may be
     created: it is missing and a key can record into it)."""
-    fix = "restore the committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at a good file"
     if path.is_dir():
         raise CacheError(f"The cache {path} is a folder: point COOKBOOK_CACHE at a JSON file.")
     if not path.exists() and not os.environ.get("TYPESAFE_API_KEY"):
-        raise CacheError(f"There is no cache file at {path}: {fix}, or set TYPESAFE_API_KEY to record a new one.")
+        raise CacheError(f"There is no cache file at {path}: {FIX}, or set TYPESAFE_API_KEY to record a new one.")
     try:
-        entries = json.loads(path.read_text()) if path.exists() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise CacheError(f"The cache {path} is not valid JSON ({error}): {fix}.") from None
+        entries = read_json(path, FIX) if path.exists() else {}
+    except DamagedFile as error:
+        raise CacheError(f"The cache {error}") from None
     if not isinstance(entries, dict):
-        raise CacheError(f"The cache {path} is not a JSON object of responses: {fix}.")
+        raise CacheError(f"The cache {path} is not a JSON object of responses: {FIX}.")
     for key, raw in entries.items():
         try:
             SystemOneResponse.model_validate(raw)
         except ValidationError as error:
             problem = error.errors()[0]
             raise CacheError(f"In the cache {path}, entry {key[:12]}… is not a SystemOneResponse"
-                             f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {fix}.") from None
+                             f" ({'.'.join(map(str, problem['loc']))}: {problem['msg']}): {FIX}.") from None
     return entries
+
+
+def check_recorded_answers(path, entries):
+    """Raise a CacheError if an answer the published run recorded (named, with its digest, in recorded_requests.json
+    beside the cache) was edited, even into another valid answer. Answers the file does not name (recorded by you)
+    are only checked for their shape, by check_cache_file."""
+    for request in recorded_requests(requests_path(path)):
+        if request.key in entries and answer_digest(entries[request.key]) != request.answer_sha256:
+            raise CacheError(f"In the cache {path}, the answer to {describe_call(request.state, request.questions)}"
+                             f" (entry {request.key[:12]}…) is not the one recorded: it was edited. {FIX[0].upper()}"
+                             f"{FIX[1:]}.")
 
 
 def cache_text(entries, indent=2):
@@ -98,6 +115,6 @@ OPEN_CACHES = {}  # path → SharedJsonCache, each opened (and checked) on its f
 def open_cache(path):
     """The SharedJsonCache over `path`, checked and opened on first use."""
     if path not in OPEN_CACHES:
-        check_cache_file(path)
+        check_recorded_answers(path, check_cache_file(path))
         OPEN_CACHES[path] = SharedJsonCache(path)
     return OPEN_CACHES[path]

@@ -7,7 +7,7 @@ import os
 
 from memory_cookbook.cache_file import cache_path
 from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
-from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests
+from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests, requests_path
 
 class CacheMiss(LookupError):
     """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
@@ -41,12 +41,13 @@ def memory_sets_text(ids_list):
     return "; ".join(", ".join(ids) or "none" for ids in ids_list)
 
 
-def explain_miss(model, state_json, questions_json):
-    """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do."""
+def explain_miss(model, state_json, questions_json, inside_offline=False):
+    """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do
+    (inside replay.offline(), which never asks live, it says so)."""
     where = os.path.relpath(cache_path())
     state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
-    requests = recorded_requests()
+    requests = recorded_requests(requests_path(cache_path()))
     if not requests:
         lines.append(f"There is no {REQUESTS_NAME} beside {where} to compare this request with.")
     elif cache_key(model, state_json, questions_json) in {request.key for request in requests}:
@@ -54,9 +55,14 @@ def explain_miss(model, state_json, questions_json):
                      " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it.")
     else:
         lines += compared_with_recorded(model, state, questions, requests)
-    lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for"
-                 f" another Jev-compatible server), this request would be sent to Jev ({model}) live and its answer"
-                 f" recorded into {where}.")
+    if inside_offline:
+        lines.append(f"This call ran inside offline(), which only replays {where}, key or not. Outside offline(), with"
+                     f" TYPESAFE_API_KEY set, the same request would be sent to Jev ({model}) live and its answer"
+                     f" recorded into {where}.")
+    else:
+        lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT"
+                     f" for another Jev-compatible server), this request would be sent to Jev ({model}) live and its"
+                     f" answer recorded into {where}.")
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ from memory_cookbook.jev_request import describe_call
 from typesafe_sdk import TypeSafeClient, TypeSafeError
 
 LIVE_CALLS = []  # the calls this session sent to Jev live, not replayed
+OFFLINE_BLOCKS = 0  # how many offline() blocks are running: a miss inside one says so
 
 
 def call_jev(model, state_json, questions_json):
@@ -26,7 +27,7 @@ def _system_one(model, state_json, questions_json):
     """Ask Jev live (the cache only calls this for a request it lacks). Its name is part of every cache key."""
     state, questions = json.loads(state_json), json.loads(questions_json)
     if not os.environ.get("TYPESAFE_API_KEY"):
-        raise CacheMiss(explain_miss(model, state_json, questions_json))
+        raise CacheMiss(explain_miss(model, state_json, questions_json, inside_offline=OFFLINE_BLOCKS > 0))
     try:
         with TypeSafeClient(base_url=os.environ.get("TYPESAFE_ENDPOINT"), timeout=60) as client:
             answer = client.system_one(state, questions, model=model).model_dump(mode="json")
@@ -41,9 +42,12 @@ def _system_one(model, state_json, questions_json):
 def offline():
     """Set TYPESAFE_API_KEY aside for the block, so that a call the cache lacks raises CacheMiss even in a live
     session: nothing is sent, nothing recorded."""
+    global OFFLINE_BLOCKS
     key = os.environ.pop("TYPESAFE_API_KEY", None)
+    OFFLINE_BLOCKS += 1
     try:
         yield
     finally:
+        OFFLINE_BLOCKS -= 1
         if key:
             os.environ["TYPESAFE_API_KEY"] = key

@@ -3,6 +3,7 @@
 import json
 from collections import defaultdict
 from memory_cookbook import replay
+from memory_cookbook.checked_files import read_tickets
 from memory_cookbook.jev_request import request_text, ticket_id
 from memory_cookbook.ledger import LEDGER, forget_entries, ledger_entry
 from memory_cookbook.replay import call_jev
@@ -12,7 +13,7 @@ from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, S
 
 # 01_tickets.ipynb
 HERE = Path(globals().get("__file__", "basic_memory.py")).resolve().parent
-DATA = json.loads((HERE.parent / "data" / "tickets.json").read_text())
+DATA = read_tickets(HERE.parent / "data" / "tickets.json")
 
 
 CUSTOMERS = DATA["customers"]
@@ -67,7 +68,7 @@ CALLS = []
 
 
 def ask(state, questions):
-    """Ask Jev `questions` about `state`: replayed from the cache, or live with TYPESAFE_API_KEY."""
+    """Ask Jev `questions` about `state`: replayed from the cache; what it lacks goes live with TYPESAFE_API_KEY."""
     call = (TYPESAFE_MODEL, *request_text(state, questions))
     response = SystemOneResponse.model_validate(call_jev(*call))
     CALLS.append(call)
@@ -216,7 +217,9 @@ def ask_with_memory(state, questions):
 
 
 def start_from(*earlier_ticket_ids):
-    """Forget every memory and empty the ledger, then send these earlier tickets through the wrapper, in order."""
+    """Forget the memories of every customer in CUSTOMERS (and, in a store that keeps a ledger, their entries), empty
+    LEDGER, then send these earlier tickets through the wrapper, in order. A customer the data does not name keeps
+    what a store holds for them."""
     for customer in CUSTOMERS:
         STORE.forget_customer(customer)
     LEDGER.clear()

@@ -2,6 +2,7 @@
 
     python scripts/build_docs.py              # into site/
     python scripts/build_docs.py --out DIR    # elsewhere
+    python scripts/build_docs.py --draw-diagrams   # after editing a mermaid diagram: redraw docs/diagrams/*.svg
 
 An HTML and a Markdown page per notebook, index.html from the README, the teacher's guide, and llms.txt; no page
 fetches anything from another host. How: memory_cookbook/tools/pages.py.

@@ -1,6 +1,7 @@
 """Shared test helpers and fixtures: the lesson offline with nothing remembered, jevcompat's fake Jev, a copy of the
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
+import itertools
 import json
 import re
 import shutil
@@ -142,6 +143,49 @@ def fake_jev():
     return server
 
 
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One embedded PostgreSQL server for the whole run, started by the first test that needs it; stopped and its
+    folder removed when the run ends, failed tests or not, and no process of it may be left. Its folder is not under
+    pytest's temporary folder: as root the server runs as another user, and every pytest run (other sessions' too)
+    makes /tmp/pytest-of-root unreadable to other users."""
+    from memory_cookbook.postgres_store import EmbeddedServer
+
+    folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
+    server = EmbeddedServer(folder / "data")
+    yield server
+    server.stop()
+    folder.rmdir()  # fails if stop() left anything in it
+    assert processes_naming(server.folder) == [], "the tests' PostgreSQL server is still running"
+
+
+def processes_naming(folder):
+    """The live processes whose command line names `folder`, from Linux's /proc (an exited process that its parent
+    has not reaped yet has no command line)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if str(folder).encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # it exited meanwhile
+            pass
+    return found
+
+
+SCHEMAS = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_store(postgres_server):
+    """A PostgresStore on the session's server, in a schema of its own (dropped afterwards)."""
+    from memory_cookbook.postgres_store import PostgresStore
+
+    store = PostgresStore(postgres_server.url, schema=f"test_{next(SCHEMAS)}")
+    yield store
+    store.execute(f"DROP SCHEMA {store.schema} CASCADE")
+    store.close()
+
+
 @pytest.fixture
 def jev_server():
     """jevcompat's fake Jev-compatible server on 127.0.0.1, requiring the canary key; stopped afterwards."""
@@ -152,7 +196,7 @@ def jev_server():
 def copy_of_the_repository(folder):
     """What the notebooks need, copied into `folder`: notebooks (with the modules), data, the cache, the requests."""
     shutil.copytree(NOTEBOOKS, folder / "notebooks", ignore=shutil.ignore_patterns(
-        "__pycache__", ".ipynb_checkpoints", "*.sqlite"))
+        "__pycache__", ".ipynb_checkpoints", "*.sqlite", "postgres_data"))
     shutil.copytree(ROOT / "data", folder / "data")
     for path in (CACHE_FILE, RECORDED_REQUESTS_FILE):
         shutil.copyfile(path, folder / path.name)
@@ -182,7 +226,8 @@ def run_as_readers(folder, notebook_paths):
 def readers_run(tmp_path_factory):
     """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
     test all read this one run."""
-    return run_as_readers(tmp_path_factory.mktemp("checkout"), ENGLISH_NOTEBOOKS)
+    with tempfile.TemporaryDirectory(prefix="cookbook-readers-") as folder:  # not in pytest's: see postgres_server
+        return run_as_readers(Path(folder), ENGLISH_NOTEBOOKS)
 
 
 def pytest_collection_finish(session):

@@ -19,9 +19,11 @@ INSTALL = "pip install --no-index --find-links wheels -r requirements.txt"
 
 def test_student_commands_ask_for_the_kits_one_python_and_install_only_from_the_wheelhouse():
     assert kit.student_commands("windows", ["3.12"]) == [
-        f"py -3.12 -m venv .venv && .venv\\Scripts\\{INSTALL}", ".venv\\Scripts\\jupyter lab notebooks"]
+        f"py -3.12 -m venv .venv && .venv\\Scripts\\{INSTALL}",
+        ".venv\\Scripts\\jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
     assert kit.student_commands("posix", ["3.12"]) == [
-        f"python3.12 -m venv .venv && .venv/bin/{INSTALL}", ".venv/bin/jupyter lab notebooks"]
+        f"python3.12 -m venv .venv && .venv/bin/{INSTALL}",
+        ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
 
 
 def test_student_commands_take_the_default_python_when_the_kit_serves_several():
@@ -52,6 +54,8 @@ def test_requirements_are_read_without_comments_and_blank_lines(tmp_path):
 
 STUDENT_REQUIREMENTS = """# The cookbook
 lzstring==1.0.4
+# Notebook 09: PostgreSQL
+psycopg==3.3.9
 # Building the offline pages
 mermaidx==0.10.1
 # Opening and running the notebooks
@@ -66,8 +70,8 @@ pytest==9.2.0
 def test_the_kit_installs_the_cookbook_and_jupyterlab_not_the_page_builder_or_the_tests(tmp_path):
     path = tmp_path / "requirements.txt"
     path.write_text(STUDENT_REQUIREMENTS)
-    assert kit.student_requirements(path) == "# The cookbook\nlzstring==1.0.4\n# Opening and running the " \
-                                             "notebooks\njupyterlab==4.6.6\n# This project\n-e .\n"
+    assert kit.student_requirements(path) == "# The cookbook\nlzstring==1.0.4\n# Notebook 09: PostgreSQL\n" \
+        "psycopg==3.3.9\n# Opening and running the notebooks\njupyterlab==4.6.6\n# This project\n-e .\n"
 
 
 def test_the_project_line_stands_for_what_building_the_project_needs(tmp_path):
@@ -142,8 +146,8 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     for name in ["notebooks/01_tickets.ipynb", "notebooks/basic_memory.py", "notebooks/.ipynb_checkpoints/01.ipynb",
                  "notebooks/__pycache__/basic_memory.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
                  "notebooks/.git/HEAD", "memory_cookbook/replay.py", "memory_cookbook/__pycache__/replay.pyc",
-                 "data/tickets.json", "json_cache.json", "recorded_requests.json", "pyproject.toml",
-                 ".venv/bin/python", ".git/HEAD"]:
+                 "data/tickets.json", "json_cache.json", "recorded_requests.json", "pyproject.toml", "setup.cfg",
+                 "memory_cookbook.egg-info/PKG-INFO", ".venv/bin/python", ".git/HEAD"]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
     (root / "requirements.txt").write_text((ROOT / "requirements.txt").read_text())
@@ -152,7 +156,7 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     kit.copy_project(out, root)
     assert sorted(path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()) == [
         "data/tickets.json", "json_cache.json", "memory_cookbook/replay.py", "notebooks/01_tickets.ipynb",
-        "notebooks/basic_memory.py", "pyproject.toml", "recorded_requests.json", "requirements.txt"]
+        "notebooks/basic_memory.py", "pyproject.toml", "recorded_requests.json", "requirements.txt", "setup.cfg"]
 
 
 def test_a_folder_that_is_not_a_kit_is_never_written_into(tmp_path):

@@ -1,22 +1,34 @@
 """scripts/build_docs.py (over memory_cookbook/tools/pages.py) builds readable pages that work offline: a page per
-notebook, every local link resolving, nothing fetched from another host, llms.txt listing every Markdown page. The
-template and the renderers are tested on their own first; the site is built once, into a temporary folder."""
+notebook, titled by it, every local link and anchor resolving, nothing fetched from another host, llms.txt listing
+every Markdown page. The template, the renderers and the committed diagrams are tested on their own first (the quick
+loop); the whole site is built once per test session, into a temporary folder, by the slow tests."""
 
+import collections
+import html
 import re
+import sys
+from types import SimpleNamespace
+from urllib.parse import unquote
 
+import jinja2
 import nbformat
 import pytest
 from conftest import ROOT
+from test_published_figures import totals_line
 from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
 
-from memory_cookbook.tools.pages import (MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown, SiteLinks,
-                                         build, first_sentences, markdown_page_text, notebook_paths, site_path)
+from memory_cookbook.tools import pages as pages_module
+from memory_cookbook.tools.pages import (DIAGRAMS, MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown,
+                                         SiteLinks, build, diagram_file, diagram_sources, document_pages,
+                                         draw_diagram, first_sentences, github_id, markdown_page_text, notebook_paths,
+                                         notebook_title, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
                      r"\"(?:https?:)?//|\bimport\b[^;\n]*[\"'](?:https?:)?//|url\(\s*[\"']?(?:https?:)?//|@import\s")
 HTML_LINK = re.compile(r"(?:href|src)=\"([^\"\s]+)\"")
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+HTML_ID = re.compile(r"\bid=\"([^\"]+)\"")
 
 
 def links(page):
@@ -53,7 +65,8 @@ def test_the_html_renderer_points_links_at_the_pages_and_leaves_code_and_other_h
 
 def test_the_markdown_renderer_points_links_at_the_markdown_pages_and_leaves_code_alone():
     rendered = markdown_page_text(MARKDOWN, SiteLinks(NOTEBOOK, PAGE, markdown_pages=True))
-    assert "[notebook 02](02_routing.md#Setup)" in rendered and "(https://example.org/x.ipynb)" in rendered
+    # the id a Markdown reader gives the heading "Setup"
+    assert "[notebook 02](02_routing.md#setup)" in rendered and "(https://example.org/x.ipynb)" in rendered
     assert "`[notebook 02](02_routing.ipynb)`" in rendered and 'print("[notebook 02](02_routing.ipynb)")' in rendered
     assert isinstance(MarkdownPageRenderer(SiteLinks(NOTEBOOK, PAGE)), MarkdownPageRenderer)
 
@@ -64,9 +77,72 @@ def test_a_link_to_a_file_beside_the_notebooks_is_kept_for_copying_and_others_ar
     assert links("../tests/test_docs.py") == "../tests/test_docs.py" and links("#Setup") == "#Setup"
 
 
-def test_the_html_renderer_draws_mermaid_as_svg():
+def test_the_html_renderer_puts_in_a_diagrams_committed_svg_without_drawing_it(monkeypatch):
+    monkeypatch.setattr(pages_module, "draw_diagram", lambda source: pytest.fail("drew a committed diagram again"))
+    source = next(source for source in diagram_sources() if "一张工单" not in source)
+    rendered = html_of(f"```mermaid\n{source}```\n")
+    assert rendered == f'<div class="mermaid-diagram">{diagram_file(source).read_text()}</div>\n'
+    assert rendered.startswith('<div class="mermaid-diagram"><svg') and "<code" not in rendered
+
+
+def test_every_diagram_the_pages_show_has_its_committed_svg_and_no_other_svg_is_kept():
+    """Editing a diagram in the README, a guide or a notebook needs `scripts/build_docs.py --draw-diagrams`."""
+    assert len(diagram_sources()) >= 2  # the README's (the same in 04), and the Chinese 04's
+    assert {diagram_file(source).name for source in diagram_sources()} == {path.name for path in DIAGRAMS.glob("*")}
+
+
+def test_a_diagram_without_a_committed_svg_is_drawn_at_build_time(monkeypatch):
+    monkeypatch.setattr(pages_module, "draw_diagram", lambda source: f"<svg>{len(source)}</svg>")
     rendered = html_of("```mermaid\nflowchart LR\n  A --> B\n```\n")
-    assert '<div class="mermaid-diagram"><svg' in rendered and "<code" not in rendered and "A --> B" not in rendered
+    assert rendered == '<div class="mermaid-diagram"><svg>23</svg></div>\n'
+
+
+@pytest.mark.slow
+def test_the_committed_svg_is_what_mermaidx_draws_from_its_source():
+    """One diagram (a second each): the drawing works offline, and the committed SVGs are mermaidx's."""
+    source = next(source for source in diagram_sources() if "一张工单" not in source)
+    assert draw_diagram(source) == diagram_file(source).read_text()
+
+
+def test_the_pages_and_the_tests_skip_jsonschemas_iri_parsers():
+    """Importing rfc3987_syntax (jsonschema's "iri" format, under nbformat) builds 38 Lark parsers, about 3 s."""
+    assert "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None
+
+
+@pytest.mark.parametrize("heading, github", [
+    ("Layout", "layout"), ("Read it offline, teach it", "read-it-offline-teach-it"),
+    ("Teaching the cookbook: a 45-minute lesson", "teaching-the-cookbook-a-45-minute-lesson"),
+    ("运行中文版", "运行中文版"), ("The wrapper: ask_with_memory()", "the-wrapper-ask_with_memory"),
+    ("Setup", "setup")])
+def test_a_heading_gets_the_id_github_gives_it(heading, github):
+    assert github_id(heading) == github
+
+
+def test_the_readme_page_has_every_in_page_anchor_it_links(tmp_path):
+    document_pages(ROOT / "README.md", tmp_path, "README")
+    page = (tmp_path / "index.html").read_text()
+    anchors = [target[1:] for target in HTML_LINK.findall(page) if target.startswith("#")]
+    assert "layout" in anchors  # "(see Layout)"
+    assert sorted(set(anchors) - set(HTML_ID.findall(page))) == []
+
+
+def test_a_repeated_heading_gets_the_next_free_id_as_on_github(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# Notes\n\n## Setup\n\n## Setup\n\nSee [the second](#setup-1).\n")
+    rendered = mistune_html(readme)
+    assert re.findall(r'<h2 id="([^"]+)"', rendered) == ["setup", "setup-1"]
+
+
+def mistune_html(readme):
+    import mistune
+    renderer = pages_module.DocumentPageRenderer(SiteLinks(readme, site_path(ROOT / "README.md")))
+    return mistune.create_markdown(renderer=renderer)(readme.read_text())
+
+
+def test_a_notebook_is_titled_by_its_h1_as_plain_text():
+    notebook = nbformat.read(ROOT / "notebooks" / "04_wrapper.ipynb", as_version=4)
+    assert notebook.cells[0].source.startswith("# 04 · The wrapper: `ask_with_memory()`")
+    assert notebook_title(notebook) == "04 · The wrapper: ask_with_memory()"
 
 
 def test_the_notebook_template_loads_nothing_from_a_cdn_and_shows_a_widget_as_its_text():
@@ -75,34 +151,56 @@ def test_the_notebook_template_loads_nothing_from_a_cdn_and_shows_a_widget_as_it
     notebook.cells = [nbformat.v4.new_markdown_cell("$x^2$"), nbformat.v4.new_code_cell("w", outputs=[
         nbformat.v4.new_output("display_data", data={"text/plain": "A widget as text", "application/vnd.jupyter."
                                                      "widget-view+json": {"model_id": "abc", "version_major": 2}})])]
-    page, _ = NotebookPage(SiteLinks(NOTEBOOK, PAGE)).from_notebook_node(notebook, resources={"page_css": "p {}"})
+    page, _ = NotebookPage().from_notebook_node(notebook, resources={"page_css": "p {}",
+                                                                    "site_links": SiteLinks(NOTEBOOK, PAGE)})
     assert "<script" not in page and "cdn" not in page.lower() and "unpkg" not in page
     assert "A widget as text" in page and "<style>p {}</style>" in page
 
 
+@pytest.mark.slow
 def test_a_hidden_code_cell_starts_folded_on_both_pages(site):
     for page in (site / "03_gate.html", site / "03_gate.md"):
         assert page.read_text().count("<summary>Show the code</summary>") == 1, page.name
 
 
-# The site, built once
+# The site, built once per test session (slow: about 3 s)
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory):
+    """The site, built while counting each template's compilations and the diagrams drawn (not read committed)."""
     out = tmp_path_factory.mktemp("site")
-    build(out)
-    return out
+    compiled, drawn = collections.Counter(), []
+    compile_template = jinja2.Environment.compile
+
+    def counted_compile(environment, source, name=None, *args, **kwargs):
+        compiled[name] += 1
+        return compile_template(environment, source, name, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jinja2.Environment, "compile", counted_compile)
+        patch.setattr(pages_module, "draw_diagram", lambda source: drawn.append(source) or draw_diagram(source))
+        pages_module.mermaid_svg.cache_clear()
+        build(out)
+    pages_module.mermaid_svg.cache_clear()
+    return SimpleNamespace(out=out, compiled=compiled, drawn=drawn)
+
+
+@pytest.fixture
+def site(site_build):
+    return site_build.out
 
 
 def pages(site, suffix):
     return sorted(site.glob(f"**/*{suffix}"))
 
 
+@pytest.mark.slow
 def test_every_notebook_has_an_html_and_a_markdown_page(site):
     for path in notebook_paths():
         assert (site / site_path(path)).is_file() and (site / site_path(path).with_suffix(".md")).is_file(), path
 
 
+@pytest.mark.slow
 def test_every_local_link_and_image_resolves(site):
     broken = []
     for page in [*pages(site, ".html"), *pages(site, ".md"), site / "llms.txt"]:
@@ -112,37 +210,44 @@ def test_every_local_link_and_image_resolves(site):
     assert broken == []
 
 
+@pytest.mark.slow
 def test_next_links_point_at_pages_not_notebooks(site):
     assert "02_routing.html" in (site / "01_tickets.html").read_text()
     assert [page.name for page in pages(site, ".html") if ".ipynb\"" in page.read_text()] == []
 
 
+@pytest.mark.slow
 def test_no_page_fetches_from_another_host(site):
     assert {page.name: FETCHES.findall(page.read_text()) for page in pages(site, ".html")
             if FETCHES.search(page.read_text())} == {}
 
 
+@pytest.mark.slow
 def test_no_page_runs_a_script(site):
     assert [page.name for page in pages(site, ".html") if "<script" in page.read_text()] == []
 
 
+@pytest.mark.slow
 def test_every_page_closes_each_details_it_opens(site):
     for page in [*pages(site, ".html"), *pages(site, ".md")]:
         text = page.read_text()
         assert text.count("<details") == text.count("</details>"), page.name
 
 
+@pytest.mark.slow
 def test_the_explorer_shows_as_text_and_its_static_chart_as_an_image_on_the_05_pages(site):
     for page in (site / "05_probe_sequence.html", site / "05_probe_sequence.md"):
         text = page.read_text()
         assert "Memory explorer (runs in JupyterLab)" in text and "widget-view" not in text, page.name
 
 
+@pytest.mark.slow
 def test_diagrams_are_drawn_into_the_page(site):
     assert "<svg" in (site / "04_wrapper.html").read_text() and "<svg" in (site / "index.html").read_text()
     assert "```mermaid" not in (site / "04_wrapper.html").read_text()
 
 
+@pytest.mark.slow
 def test_llms_txt_lists_every_markdown_page(site):
     text = (site / "llms.txt").read_text()
     assert text.startswith("# ") and re.search(r"^> \S", text, re.M)
@@ -157,29 +262,98 @@ def test_a_table_row_is_read_by_its_link_as_markdown_with_its_escaped_pipe():
     assert first_sentences(parsed.first_paragraph()) == "Intro."
 
 
+@pytest.mark.slow
 def test_llms_txt_describes_each_notebook_by_its_readme_row(site):
     text = (site / "llms.txt").read_text()
     entry = "(06_final_comparison.md): the result table, each answer linked to the playground"
     assert entry in text
 
 
+@pytest.mark.slow
 def test_the_06_page_carries_the_result_table_and_the_totals(site):
     page = re.sub(r"<[^>]+>", "", (site / "06_final_comparison.html").read_text())
     for row in [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| C-")]:
         customer, message, expected, plain, memory = [cell.strip() for cell in row.strip("|").split("|")]
         assert re.search(rf"{customer}\s*{message}\s*{expected}\s*{re.escape(plain)}\s*{re.escape(memory)}", page), row
-    assert "Expected routes: 2/6 without memory, 6/6 with memory." in page
+    assert totals_line() in page
 
 
+@pytest.mark.slow
 def test_the_index_is_the_readme_with_its_notebook_list_linking_to_the_pages(site):
     index = (site / "index.html").read_text()
-    assert len(ENGLISH_NOTEBOOKS) == 8
+    assert len(ENGLISH_NOTEBOOKS) == 9
     assert all(f'href="{site_path(path).as_posix()}"' in index for path in ENGLISH_NOTEBOOKS)
 
 
+@pytest.mark.slow
 def test_try_it_answers_are_folded_on_the_pages(site):
     for path in notebook_paths():
         answers = sum(bool(cell.metadata.get("jupyter", {}).get("source_hidden"))
                       for cell in nbformat.read(path, as_version=4).cells)
         for page in (site / site_path(path), site / site_path(path).with_suffix(".md")):
             assert page.read_text().count("<details><summary>Show the answer</summary>") == answers, page.name
+
+
+@pytest.mark.slow
+def test_each_notebook_page_is_titled_by_its_notebooks_h1(site):
+    for path in notebook_paths():
+        heading = nbformat.read(path, as_version=4).cells[0].source.splitlines()[0]
+        title = re.search(r"<title>(.*?)</title>", (site / site_path(path)).read_text(), re.S).group(1)
+        assert html.unescape(title.strip()) == heading.removeprefix("# ").replace("`", ""), path.name
+
+
+def anchor_targets(page, target):
+    """The page a link with an anchor points at, and its anchor (None for a link without one or to another host)."""
+    path, _, anchor = target.partition("#")
+    if not anchor or re.match(r"[a-z]+:|//", target):
+        return None, None
+    return (page.parent / path if path else page), anchor
+
+
+@pytest.mark.slow
+def test_every_anchor_on_an_html_page_names_an_id_of_the_page_it_points_at(site):
+    ids = {page.resolve(): set(HTML_ID.findall(page.read_text())) for page in pages(site, ".html")}
+    unresolved = []
+    for page in pages(site, ".html"):
+        for target in HTML_LINK.findall(page.read_text()):
+            linked, anchor = anchor_targets(page, target)
+            if linked and not {anchor, unquote(anchor)} & ids.get(linked.resolve(), set()):
+                unresolved.append(f"{page.relative_to(site)} → {target}")
+    assert unresolved == []
+
+
+@pytest.mark.slow
+def test_every_anchor_on_a_markdown_page_names_a_heading_of_the_page_it_points_at(site):
+    """As GitHub and most Markdown readers id a heading: lower case, hyphens for spaces, no punctuation."""
+    unresolved = []
+    for page in pages(site, ".md"):
+        for target in links(page):
+            linked, anchor = anchor_targets(page, target)
+            headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", linked.read_text(), flags=re.S), re.M) \
+                if linked else []
+            if linked and anchor not in {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+                                         for heading in headings}:
+                unresolved.append(f"{page.relative_to(site)} → {target}")
+    assert unresolved == []
+
+
+@pytest.mark.slow
+def test_the_notebooks_links_to_the_readme_point_at_the_index_on_both_pages(site):
+    linking = [path for path in notebook_paths() if "../README.md" in path.read_text()]
+    assert len(linking) >= 2  # 01 and 08, and their Chinese twins
+    for path in linking:
+        assert 'href="index.html"' in (site / site_path(path)).read_text(), path.name
+        assert "](index.html)" in (site / site_path(path).with_suffix(".md")).read_text(), path.name
+
+
+@pytest.mark.slow
+def test_each_template_is_compiled_once_per_build(site_build):
+    """One HTML and one Markdown exporter serve all 16 notebooks; the templates both extend (base/null.j2) are
+    compiled once by each."""
+    assert site_build.compiled["page.html.j2"] == 1 and site_build.compiled["page.md.j2"] == 1
+    assert {name: count for name, count in site_build.compiled.items() if count > 2} == {}
+
+
+@pytest.mark.slow
+def test_the_build_draws_no_diagram_it_has_a_committed_svg_for(site_build):
+    assert site_build.drawn == []

@@ -14,7 +14,7 @@ RESTORE = "git checkout json_cache.json"
 @pytest.mark.parametrize("text, problem", [
     (CACHE_FILE.read_text()[:5000], "is not valid JSON"),
     ("this is not JSON", "is not valid JSON"),
-    ("", "is not valid JSON"),
+    ("", "is empty (not valid JSON)"),
     ('["a", "list"]', "is not a JSON object of responses"),
     ('{"abc123": {"model": "jev-1.13.0"}}', "entry abc123… is not a SystemOneResponse (usage: Field required)"),
     ('{"abc123": {"model": "jev-1.13.0", "usage": {}, "answers": {"team": {"type": "choice"}}}}',

@@ -5,7 +5,7 @@ import sys
 
 import nbformat
 import pytest
-from conftest import committed_requests
+from conftest import committed_entries, committed_requests
 from memory_cookbook.tools import export
 from memory_cookbook.tools.export import module_sources, stale_modules
 from memory_cookbook.tools.paths import RECORDED_REQUESTS_FILE
@@ -21,7 +21,7 @@ def test_the_lesson_module_stays_small():
 
 
 def test_recorded_requests_are_the_published_runs_requests(memory):
-    assert requests_text(published_run_calls()) == RECORDED_REQUESTS_FILE.read_text(), (
+    assert requests_text(published_run_calls(), committed_entries()) == RECORDED_REQUESTS_FILE.read_text(), (
         "stale recorded_requests.json: re-record with scripts/record_cache.py")
     assert len(committed_requests()) == 32
 

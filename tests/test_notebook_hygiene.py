@@ -92,6 +92,12 @@ def test_every_imported_package_is_a_pinned_requirement():
     assert unlisted == {}
 
 
+def test_the_readme_opens_jupyterlab_at_the_repository_so_links_to_the_readme_resolve():
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"jupyter lab [^\n`]*", readme)
+    assert commands and all(command.startswith("jupyter lab --notebook-dir=. notebooks/") for command in commands)
+
+
 def test_ci_runs_the_readme_test_command_word_for_word():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Test it", 1)[1]

@@ -63,7 +63,7 @@ def test_a_miss_is_compared_with_the_requests_beside_the_cache_in_use_and_reread
     committed = json.loads(RECORDED_REQUESTS_FILE.read_text())
     requests_file.write_text(json.dumps([request | {"key": "edited", "model": "jev-0.0.1"} for request in committed]))
     configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
-    assert recorded_requests.requests_path() == requests_file
+    assert recorded_requests.requests_path(cache_file.cache_path()) == requests_file
     state = memory.later_state("C-1042", "Slow dashboards")
     assert "The published run asked jev-0.0.1, not " in miss(memory.ask, state, memory.ROUTE)
     requests_file.write_text(RECORDED_REQUESTS_FILE.read_text())
@@ -202,6 +202,17 @@ def test_offline_sets_the_key_aside_and_puts_it_back(monkeypatch):
     assert os.environ["TYPESAFE_API_KEY"] == CANARY_KEY
 
 
+def test_a_miss_inside_offline_says_no_key_makes_that_call_live_and_one_outside_says_a_key_would(memory):
+    state = memory.later_state("C-1042", "Slow dashboards")
+    state["ticket"]["subject"] = "Off script"
+    with pytest.raises(cache_miss.CacheMiss, match=r"ran inside offline\(\), which only replays .*, key or not"), \
+            replay.offline():
+        memory.ask(state, memory.ROUTE)
+    with pytest.raises(cache_miss.CacheMiss, match=r"Offline the cookbook only replays .* With TYPESAFE_API_KEY set"):
+        memory.ask(state, memory.ROUTE)
+    assert replay.OFFLINE_BLOCKS == 0
+
+
 def test_a_bad_entry_after_good_ones_is_found(tmp_path):
     entries = committed_entries()
     entries["zzzz-last"] = {"model": "jev-1.13.0"}
@@ -282,15 +293,23 @@ def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
     assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"
 
 
-def test_the_suite_sets_a_developers_key_and_endpoint_aside_before_nbval_starts_kernels(monkeypatch):
-    assert not set(pytest_plugin.LIVE_SETTINGS) & set(os.environ)
+# Named here, not read from pytest_plugin.LIVE_SETTINGS: a name dropped from the guard must fail this test.
+A_DEVELOPERS_LIVE_SETTINGS = {"TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "COOKBOOK_CACHE",
+                              "COOKBOOK_DATABASE_URL"}
+
+
+def test_the_suite_sets_a_developers_key_endpoint_and_cache_aside_before_nbval_starts_kernels(monkeypatch):
+    assert not A_DEVELOPERS_LIVE_SETTINGS & set(os.environ)
     monkeypatch.setattr(pytest_plugin, "SET_ASIDE", {})
-    for name in pytest_plugin.LIVE_SETTINGS:
+    for name in A_DEVELOPERS_LIVE_SETTINGS:
         monkeypatch.setenv(name, "a developer's")
     pytest_plugin.pytest_configure()
-    assert not set(pytest_plugin.LIVE_SETTINGS) & set(os.environ)
-    assert {name: pytest_plugin.SET_ASIDE[name] for name in pytest_plugin.LIVE_SETTINGS} == dict.fromkeys(
-        pytest_plugin.LIVE_SETTINGS, "a developer's")
+    assert not A_DEVELOPERS_LIVE_SETTINGS & set(os.environ)
+    assert {name: pytest_plugin.SET_ASIDE.get(name) for name in A_DEVELOPERS_LIVE_SETTINGS} == dict.fromkeys(
+        A_DEVELOPERS_LIVE_SETTINGS, "a developer's")
+    pytest_plugin.pytest_unconfigure()
+    assert {name: os.environ.get(name) for name in A_DEVELOPERS_LIVE_SETTINGS} == dict.fromkeys(
+        A_DEVELOPERS_LIVE_SETTINGS, "a developer's")  # given back when the session ends
 
 
 def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():

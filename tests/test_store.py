@@ -26,13 +26,15 @@ STORES = {
     "dict": lambda module, folder: module.DictStore(),
     "sqlite": lambda module, folder: SqliteStore(folder / "memories.sqlite"),
     "budgeted": lambda module, folder: BudgetedStore(module.DictStore(), max_memory_tokens=10_000, tokens_per_char=1),
+    "postgres": None,  # the session's server (conftest's postgres_store fixture): slow, it takes seconds to start
 }
 
 
-@pytest.fixture(params=STORES)
+@pytest.fixture(params=[pytest.param(name, marks=[pytest.mark.slow] if name == "postgres" else []) for name in STORES])
 def store(request, memory, monkeypatch, tmp_path):
     """Each store in turn, installed as the wrapper's STORE."""
-    made = STORES[request.param](memory, tmp_path)
+    make = STORES[request.param]
+    made = make(memory, tmp_path) if make else request.getfixturevalue("postgres_store")
     monkeypatch.setattr(memory, "STORE", made)
     return made
 
@@ -46,6 +48,13 @@ def test_recall_gives_what_was_saved_in_order_per_customer(store):
         store.save(customer, note(customer, ticket), p_remember=0.9, model="m")
     assert (ids(store, "C-A"), ids(store, "C-B"), ids(store, "C-none")) == (["T-1", "T-3"], ["T-2"], [])
     assert store.recall("C-A")[0] == note("C-A", "T-1")
+
+
+def test_a_recalled_memory_keeps_its_keys_in_the_order_saved(store):
+    memory = {"request": {"ticket": {"id": "T-1"}, "customer": {"id": "C-A"}, "b": 1, "a": 2}, "jev_answered": {"z": 1,
+                                                                                                               "a": 2}}
+    store.save("C-A", memory, p_remember=0.9, model="m")
+    assert json.dumps(store.recall("C-A")) == json.dumps([memory])  # the cache keys hash this exact text
 
 
 def test_recall_hands_out_a_copy_not_the_stores_own_list(store):

@@ -9,6 +9,7 @@ import nbformat
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
+from nbval.plugin import coalesce_streams
 
 from memory_cookbook.tools.export import module_sources, write_modules
 from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
@@ -76,6 +77,9 @@ def run_in_place(notebook_path):
     notebook = nbformat.read(notebook_path, as_version=4)
     started = time.monotonic()
     execute(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":  # under load one print() can arrive in pieces: commit it whole, as it reads
+            cell.outputs = coalesce_streams(cell.outputs)
     nbformat.write(notebook, notebook_path)
     write_modules(module_sources())
     print(f"ran {notebook_path.relative_to(ROOT)} in {time.monotonic() - started:.1f} s", flush=True)

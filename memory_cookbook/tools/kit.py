@@ -36,13 +36,13 @@ from memory_cookbook.tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
-KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE]
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE, ROOT / "setup.cfg"]
 KIT_FOLDERS = [NOTEBOOKS, ROOT / "data", PACKAGE]
 README_TITLE = "The cookbook's classroom kit"
 # The sections of requirements.txt that students need: the cookbook, JupyterLab and this project (installed in place
 # from the kit's folder). The pages come built (site/), and the tests stay with the repository; mermaidx, which builds
 # the pages, has no wheel for Intel Macs at all.
-STUDENT_SECTIONS = ("# The cookbook", "# Opening and running the notebooks", "# This project")
+STUDENT_SECTIONS = ("# The cookbook", "# Notebook 09", "# Opening and running the notebooks", "# This project")
 THIS_PROJECT = "-e ."  # the line of requirements.txt that installs the project itself
 # Published on PyPI as source only: built here once into a pure-Python wheel, so that nothing compiles in class.
 SOURCE_ONLY = {"lzstring"}
@@ -109,7 +109,7 @@ class Target:
         machine = default_environment() if self.system == "this" else {
             "implementation_name": "cpython", "platform_python_implementation": "CPython",
             "platform_release": "", "platform_version": ""} | SYSTEMS[self.system][2]
-        full = f"{self.python}.0" if self.python != THIS_PYTHON else machine.get("python_full_version", "")
+        full = platform.python_version() if self.python == THIS_PYTHON else f"{self.python}.0"
         return machine | {"python_version": self.python, "python_full_version": full, "implementation_version": full}
 
 
@@ -152,9 +152,9 @@ def student_commands(system, pythons):
     if system == "windows":
         python = f"py -{version}" if version else "py"
         return [f"{python} -m venv .venv && .venv\\Scripts\\pip install --no-index --find-links wheels -r "
-                "requirements.txt", ".venv\\Scripts\\jupyter lab notebooks"]
+                "requirements.txt", ".venv\\Scripts\\jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
     return [f"python{version or '3'} -m venv .venv && .venv/bin/pip install --no-index --find-links wheels -r "
-            "requirements.txt", ".venv/bin/jupyter lab notebooks"]
+            "requirements.txt", ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
 
 
 def readme_text(kit_targets):

@@ -3,7 +3,7 @@
 
 from memory_cookbook.cache_file import cache_path, check_cache_file
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, ticket_id
-from memory_cookbook.recorded_requests import recorded_requests
+from memory_cookbook.recorded_requests import recorded_requests, requests_path
 
 
 def answers_in_brief(answers):
@@ -15,7 +15,7 @@ def answers_in_brief(answers):
 def rows():
     """Read from the cache file, never asked: a request it lacks stops the script (KeyError) rather than going live."""
     entries = check_cache_file(cache_path())
-    for number, request in enumerate(recorded_requests(), 1):
+    for number, request in enumerate(recorded_requests(requests_path(cache_path())), 1):
         state, questions = request.state, request.questions
         answers = entries[request.key]["answers"]
         yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",

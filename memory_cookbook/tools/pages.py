@@ -9,18 +9,24 @@ pages for people and agents (https://llmstxt.org). It rests on nbconvert's and m
   shows its text, and a cell JupyterLab shows collapsed starts collapsed. (A Try it answer folds itself: its output
   is HTML <details>, see notebooks/classroom.py.)
 - PageRenderer (HTML) and MarkdownPageRenderer (Markdown) are mistune renderers that point local links at the pages
-  and draw mermaid diagrams as SVG at build time (mermaidx: mermaid.js in an embedded JavaScript engine); code spans
-  and code blocks are left as they are.
+  and put mermaid diagrams in as SVG; code spans and code blocks are left as they are. Each diagram is drawn once and
+  its SVG committed in docs/diagrams/, named by a hash of its source (`scripts/build_docs.py --draw-diagrams` draws
+  them with mermaidx, mermaid.js in an embedded JavaScript engine: about a second a diagram).
+- One HTML and one Markdown exporter serve every notebook of a build: each template is compiled once.
+- The README's and the guides' headings get GitHub's ids (`#layout`), the ones their links are written for; a
+  notebook's headings keep JupyterLab's (`#Setup`), and its page is titled by its H1.
 """
 
-import functools
 import argparse
+import functools
+import hashlib
 import html
+import json
 import re
 import shutil
 from pathlib import Path
+from urllib.parse import unquote
 
-import mermaidx
 import mistune
 import nbformat
 from jinja2 import pass_context
@@ -31,6 +37,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+DIAGRAMS = ROOT / "docs" / "diagrams"
 GUIDES = [ROOT / "docs" / "teaching.md"]
 MARKDOWN_PLUGINS = ["strikethrough", "table"]
 PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
@@ -79,6 +86,9 @@ class SiteLinks:
         self.source, self.page, self.markdown_pages = source, page, markdown_pages
         self.files = set()
 
+    def __deepcopy__(self, memo):
+        return self  # nbconvert copies a page's resources to render it: the files its links reach stay recorded here
+
     def __call__(self, target):
         path, _, anchor = target.partition("#")
         if re.match(r"[a-z]+:", target) or not path:
@@ -91,14 +101,57 @@ class SiteLinks:
             self.files.add(repo_path)
         if self.markdown_pages and target_site.suffix == ".html" and target_site.name != "index.html":
             target_site = target_site.with_suffix(".md")
+            if anchor and repo_path.suffix == ".ipynb":
+                anchor = github_id(unquote(anchor))  # a Markdown reader ids a heading as GitHub does
         relative = Path(*([".."] * (len(self.page.parts) - 1)), target_site).as_posix()
         return relative + ("#" + anchor if anchor else "")
 
 
+def github_id(heading):
+    """The id GitHub gives a heading with this text: lower case, spaces as hyphens, punctuation dropped."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def diagram_file(source):
+    """Where the SVG drawn for this mermaid source is committed."""
+    return DIAGRAMS / f"{hashlib.sha256(source.strip().encode()).hexdigest()[:16]}.svg"
+
+
+def draw_diagram(source):
+    """A mermaid diagram drawn as SVG, offline (about a second)."""
+    import mermaidx  # only to draw a diagram: a build uses the committed SVGs
+
+    return mermaidx.render(source).svg()
+
+
+def diagram_sources():
+    """The source of every mermaid diagram the pages show: in the README, the guides and the notebooks."""
+    texts = [path.read_text() for path in [ROOT / "README.md", *GUIDES]]
+    # The notebooks' JSON as it is (nbformat's validation would double this quick-loop check's time); only a text
+    # that names mermaid is parsed.
+    texts += ["".join(cell["source"]) for path in notebook_paths() for cell in json.loads(path.read_text())["cells"]
+              if cell["cell_type"] == "markdown"]
+    tokens = [token for text in texts if "mermaid" in text for token in iter_tokens(ParsedMarkdown(text).tokens)]
+    return sorted({token["raw"] for token in tokens if token["type"] == "block_code"
+                   and (token.get("attrs", {}).get("info") or "").split()[:1] == ["mermaid"]})
+
+
+def draw_diagrams():
+    """Draw every diagram the pages show into docs/diagrams/, and remove the SVGs no diagram uses any more."""
+    DIAGRAMS.mkdir(exist_ok=True)
+    wanted = {diagram_file(source): source for source in diagram_sources()}
+    for path in set(DIAGRAMS.glob("*.svg")) - set(wanted):
+        path.unlink()
+    for path, source in wanted.items():
+        path.write_text(draw_diagram(source))
+    return sorted(wanted)
+
+
 @functools.cache
 def mermaid_svg(source):
-    """A mermaid diagram drawn as SVG, offline."""
-    return mermaidx.render(source).svg()
+    """The SVG committed for a mermaid diagram; a diagram without one (new, or edited) is drawn now."""
+    committed = diagram_file(source)
+    return committed.read_text() if committed.is_file() else draw_diagram(source)
 
 
 class PageRenderer(IPythonRenderer):
@@ -118,6 +171,25 @@ class PageRenderer(IPythonRenderer):
         if info and info.split()[0] == "mermaid":
             return f'<div class="mermaid-diagram">{mermaid_svg(code)}</div>\n'
         return super().block_code(code, info)
+
+
+class DocumentPageRenderer(PageRenderer):
+    """PageRenderer for a Markdown file of the repository: its headings get the ids GitHub gives them, the ones its
+    links (`#layout`) are written for; a repeated heading's id gets -1, -2, ... as on GitHub."""
+
+    def __init__(self, links):
+        super().__init__(links)
+        self.ids = set()
+
+    def heading(self, text, level, **attrs):
+        base = candidate = github_id(html.unescape(re.sub(r"<[^>]+>", "", text)))
+        suffix = 0
+        while candidate in self.ids:
+            suffix += 1
+            candidate = f"{base}-{suffix}"
+        self.ids.add(candidate)
+        return (f'<h{level} id="{candidate}">{text}<a class="anchor-link" href="#{candidate}">'
+                f"{self.anchor_link_text}</a></h{level}>\n")
 
 
 class MarkdownPageRenderer(MarkdownRenderer):
@@ -142,33 +214,46 @@ def markdown_page_text(text, links):
 
 
 class NotebookPage(HTMLExporter):
-    """nbconvert's HTML exporter with the cookbook's template and renderer."""
+    """nbconvert's HTML exporter with the cookbook's template and renderer; one serves every page of a build (its
+    templates are compiled once), each page's links come in its resources as `site_links`. The committed notebooks
+    are validated once after nbconvert's preprocessing, not after each of its steps."""
 
-    def __init__(self, links):
-        super().__init__(template_name="lab", template_file="page.html.j2",
-                         extra_template_paths=[str(TEMPLATES)])
-        self.links = links
+    def __init__(self):
+        super().__init__(template_name="lab", template_file="page.html.j2", extra_template_paths=[str(TEMPLATES)],
+                         optimistic_validation=True)
 
     @pass_context
     def markdown2html(self, context, source):
         cell = context.get("cell", {})
-        renderer = PageRenderer(self.links, attachments=cell.get("attachments", {}),
+        renderer = PageRenderer(context["resources"]["site_links"], attachments=cell.get("attachments", {}),
                                 anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links)
         return MarkdownWithMath(renderer=renderer).render(source)
 
 
-def notebook_pages(notebook_path, out):
+@pass_context
+def site_markdown(context, text):
+    return markdown_page_text(text, context["resources"]["site_links"])
+
+
+class NotebookMarkdownPage(MarkdownExporter):
+    """nbconvert's Markdown exporter with the cookbook's template; like NotebookPage, one serves a whole build."""
+
+    def __init__(self):
+        super().__init__(template_name="markdown", template_file="page.md.j2", extra_template_paths=[str(TEMPLATES)],
+                         filters={"site_markdown": site_markdown}, optimistic_validation=True)
+
+
+def notebook_pages(notebook_path, out, html_exporter, markdown_exporter):
     """Write the notebook's HTML page and Markdown page (with its images beside it); return the files it links to."""
     page = site_path(notebook_path)
     notebook = nbformat.read(notebook_path, as_version=4)
     html_links, markdown_links = SiteLinks(notebook_path, page), SiteLinks(notebook_path, page, markdown_pages=True)
-    body, _ = NotebookPage(html_links).from_notebook_node(notebook, resources={"page_css": NOTEBOOK_STYLE})
+    body, _ = html_exporter.from_notebook_node(notebook, resources={
+        "page_css": NOTEBOOK_STYLE, "site_links": html_links, "metadata": {"name": notebook_title(notebook)}})
     (out / page).parent.mkdir(parents=True, exist_ok=True)
     (out / page).write_text(body)
-    exporter = MarkdownExporter(template_name="markdown", template_file="page.md.j2",
-                                extra_template_paths=[str(TEMPLATES)],
-                                filters={"site_markdown": lambda text: markdown_page_text(text, markdown_links)})
-    markdown, resources = exporter.from_notebook_node(notebook, resources={"output_files_dir": f"{page.stem}_files"})
+    markdown, resources = markdown_exporter.from_notebook_node(notebook, resources={
+        "output_files_dir": f"{page.stem}_files", "site_links": markdown_links})
     (out / page.with_suffix(".md")).write_text(markdown)
     for name, data in resources.get("outputs", {}).items():
         (out / page.parent / name).parent.mkdir(parents=True, exist_ok=True)
@@ -182,7 +267,7 @@ def document_pages(source, out, title):
     page = site_path(source)
     text = source.read_text()
     html_links, markdown_links = SiteLinks(source, page), SiteLinks(source, page, markdown_pages=True)
-    body = mistune.create_markdown(renderer=PageRenderer(html_links), plugins=MARKDOWN_PLUGINS)(text)
+    body = mistune.create_markdown(renderer=DocumentPageRenderer(html_links), plugins=MARKDOWN_PLUGINS)(text)
     (out / page).write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                             f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}\n{DIAGRAM_STYLE}</style></head>"
@@ -195,10 +280,21 @@ def first_heading(text):
     return next(line[2:].strip() for line in text.splitlines() if line.startswith("# "))
 
 
+def notebook_title(notebook):
+    """A notebook's H1 (in its first cell, by the house rules), as plain text."""
+    return ParsedMarkdown(first_heading(notebook.cells[0].source)).plain_text()
+
+
 def first_sentences(text, count=1):
     """The first `count` sentences of a paragraph, on one line."""
     sentences = re.split(r"(?<=[.。])\s+", " ".join(text.split()))
     return " ".join(sentences[:count])
+
+
+def iter_tokens(tokens):
+    for token in tokens:
+        yield token
+        yield from iter_tokens(token.get("children", []))
 
 
 class ParsedMarkdown:
@@ -209,6 +305,10 @@ class ParsedMarkdown:
 
     def markdown(self, children):
         return MarkdownRenderer().render_tokens(children, self.state).strip()
+
+    def plain_text(self):
+        """The document's text without its Markdown: `code` and [links](x) as their words."""
+        return "".join(token.get("raw", "") for token in iter_tokens(self.tokens) if "children" not in token)
 
     def first_paragraph(self):
         return self.markdown(next(token for token in self.tokens if token["type"] == "paragraph")["children"])
@@ -250,8 +350,9 @@ def build(out):
     out.mkdir(parents=True, exist_ok=True)
     notebooks = notebook_paths()
     copies = set()
+    html_exporter, markdown_exporter = NotebookPage(), NotebookMarkdownPage()
     for path in notebooks:
-        copies |= notebook_pages(path, out)
+        copies |= notebook_pages(path, out, html_exporter, markdown_exporter)
     for document in [ROOT / "README.md", *GUIDES]:
         copies |= document_pages(document, out, first_heading(document.read_text()))
     for path in copies:
@@ -264,7 +365,13 @@ def build(out):
 def main():
     parser = argparse.ArgumentParser(description="Build the cookbook's pages from the committed notebooks.")
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)")
-    out = parser.parse_args().out.resolve()
+    parser.add_argument("--draw-diagrams", action="store_true",
+                        help="draw every mermaid diagram into docs/diagrams/ (committed; the build reads them there)")
+    arguments = parser.parse_args()
+    if arguments.draw_diagrams:
+        print(f"drew {len(draw_diagrams())} diagrams into {DIAGRAMS}")
+        return
+    out = arguments.out.resolve()
     notebooks = build(out)
     print(f"built {len(notebooks)} notebook pages, index.html and llms.txt into {out}; open {out / 'index.html'}")
 

@@ -5,7 +5,8 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   later and inherit this environment, so a miss in nbval's run would otherwise go live and be recorded into the
   committed cache, and another cache would change what 02 prints (tests set their own with conftest.configure());
 - the database notebook 07 writes beside the notebooks during nbval's run is removed when the session ends, even one
-  stopped early (-x, Ctrl-C) before 07's last cell deletes it;
+  stopped early (-x, Ctrl-C) before 07's last cell deletes it, and so is notebook 09's PostgreSQL server (stopped,
+  its folder removed); COOKBOOK_DATABASE_URL is set aside too, so that 09 starts its own server, as committed;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
   memory_cookbook/__pycache__ and memory_cookbook/tools/__pycache__, ignored by git, are written before the plugin
   runs, unless PYTHONDONTWRITEBYTECODE is set);
@@ -23,12 +24,11 @@ import pytest
 from memory_cookbook.tools.paths import NOTEBOOKS
 
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
-# jsonschema (imported by nbformat) checks IRIs with rfc3987_syntax when it is installed (jupyterlab brings it), and
-# importing it builds a Lark parser: about 1.5 s of every run's start. Nothing here checks an IRI, so this process
-# goes without it; jsonschema then leaves out only its "iri" formats. (Loaded with -p, this runs before nbval.)
-sys.modules.setdefault("rfc3987_syntax", None)
-LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "COOKBOOK_CACHE")
+# TYPESAFE_BASE_URL: typesafe-sdk's own name for the endpoint, read when TYPESAFE_ENDPOINT is not set.
+LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "COOKBOOK_CACHE",
+                 "COOKBOOK_DATABASE_URL")
 NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
+NOTEBOOK_09_SERVER = NOTEBOOKS / "postgres_data"  # 09's SERVER_FOLDER
 DATABASES_BEFORE = set()  # the session removes only what it wrote
 SET_ASIDE = {}  # a developer's live settings, restored when the session ends
 
@@ -70,10 +70,15 @@ def pytest_unconfigure():
 
 
 def database_files():
-    return [NOTEBOOK_07_DATABASE, NOTEBOOK_07_DATABASE.with_name(NOTEBOOK_07_DATABASE.name + "-journal")]
+    return [NOTEBOOK_07_DATABASE, NOTEBOOK_07_DATABASE.with_name(NOTEBOOK_07_DATABASE.name + "-journal"),
+            NOTEBOOK_09_SERVER]
 
 
 def pytest_sessionfinish():
     for path in database_files():
         if path not in DATABASES_BEFORE:
-            path.unlink(missing_ok=True)
+            if path == NOTEBOOK_09_SERVER:
+                from memory_cookbook.postgres_store import stop_server_in
+                stop_server_in(path)
+            else:
+                path.unlink(missing_ok=True)

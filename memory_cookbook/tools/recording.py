@@ -12,15 +12,17 @@ from memory_cookbook import published_run
 from memory_cookbook.tools.execution import executed_with_calls
 from memory_cookbook.tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
 from memory_cookbook.cache_file import cache_text, check_cache_file, lock_for, write_atomically
-from memory_cookbook.recorded_requests import requests_path
+from memory_cookbook.recorded_requests import answer_digest, requests_path
 from memory_cookbook.jev_request import cache_key
 
 
-def requests_text(calls):
+def requests_text(calls, entries):
     """recorded_requests.json's text: each distinct request of `calls`, in order of first use, as
-    {"key", "model", "state", "questions"} (json.dumps of the state and questions gives the exact wire text)."""
+    {"key", "model", "state", "questions", "answer_sha256"} (json.dumps of the state and questions gives the exact wire
+    text; the digest is of the answer `entries`, the recorded cache, holds for it)."""
     requests = [{"key": cache_key(*call), "model": call[0], "state": json.loads(call[1]),
-                 "questions": json.loads(call[2])} for call in dict.fromkeys(calls)]
+                 "questions": json.loads(call[2]), "answer_sha256": answer_digest(entries[cache_key(*call)])}
+                for call in dict.fromkeys(calls)]
     return json.dumps(requests, indent=1) + "\n"
 
 
@@ -67,11 +69,10 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         for number, notebook_path in enumerate(notebook_paths, 1):
             print(f"[{number}/{len(notebook_paths)}] {notebook_path.name}", flush=True)
             used |= {cache_key(*call) for call in calls_of(notebook_path)}
-        requests = None
+        published = None
         if every_notebook:  # the published run's requests are named in recorded_requests.json: --prune keeps them
             published = published_run_calls()
             used |= {cache_key(*call) for call in published}
-            requests = requests_text(published)
         check_cache_file(temp)
         new = json.loads(temp.read_text())
         if used - set(new):
@@ -79,6 +80,7 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         for key in sorted(set(new) - used) if every_notebook else []:
             print(f"unused entry {key[:12]}… {'removed' if prune else 'kept (--prune removes it)'}")
         new = kept_entries(new, used, prune)
+        requests = requests_text(published, new) if published is not None else None
         write_atomically(cache_path, cache_text(new))
         if requests is not None:
             write_atomically(requests_path(cache_path), requests)

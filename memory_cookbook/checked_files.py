@@ -1,0 +1,109 @@
+"""The one reader of each file a reader of the cookbook can damage by hand: the ticket data, the recorded requests and
+(through cache_file) the cache. Whatever is wrong with one (missing, empty, cut short, not JSON, another shape, a field
+missing) is one DamagedFile error that names the file, says what is wrong (a line and column, or the field) and how to
+get the committed file back. Hand-written, tested in tests/test_damaged_files.py."""
+
+import json
+from pathlib import Path
+
+from memory_cookbook.tools.paths import ROOT
+
+
+class DamagedFile(RuntimeError):
+    """A file the cookbook reads cannot be used as it is; the message names it, what is wrong, and the fix."""
+
+
+def restore_hint(path):
+    """How to get a committed file back: git, or the classroom kit's copy."""
+    try:
+        relative = Path(path).resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return "replace it with a good copy"
+    return f"get the committed file back with `git checkout -- {relative}` (from a classroom kit: copy it again)"
+
+
+def damaged(path, problem, fix=None):
+    return DamagedFile(f"{path} {problem}: {fix or restore_hint(path)}.")
+
+
+def read_json(path, fix=None):
+    """The JSON value in `path`, or a DamagedFile naming what is wrong with the file and `fix` (default: restore it)."""
+    path = Path(path)
+    if path.is_dir():
+        raise damaged(path, "is a folder, not a JSON file", fix)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise damaged(path, "is missing", fix) from None
+    except UnicodeDecodeError:
+        raise damaged(path, "is not UTF-8 text", fix) from None
+    if not text.strip():
+        raise damaged(path, "is empty (not valid JSON)", fix)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        ends_early = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        cut_short = ", the file ends too early: it was probably cut short" if ends_early else ""
+        raise damaged(path, f"is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}{cut_short})",
+                      fix) from None
+
+
+def check_fields(path, where, value, fields, fix=None):
+    """`value` (at `where` in the file) is a JSON object with each of `fields` ({name: type}); else DamagedFile."""
+    if not isinstance(value, dict):
+        raise damaged(path, f"has {where} that is a {json_type(value)}, not a JSON object", fix)
+    for name, kind in fields.items():
+        if name not in value:
+            raise damaged(path, f"has no field {name!r} in {where}", fix)
+        if not isinstance(value[name], kind):
+            raise damaged(path, f"has {where}.{name} that is a {json_type(value[name])}, not a {json_type(kind())}",
+                          fix)
+    return value
+
+
+def json_type(value):
+    return {dict: "JSON object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number")
+
+
+def check_list(path, where, value, fix=None):
+    if not isinstance(value, list):
+        raise damaged(path, f"has {where} that is a {json_type(value)}, not a list", fix)
+    return value
+
+
+TICKET_FIELDS = {"id": str, "customer_id": str, "received_on": str, "subject": str, "text": str}
+MESSAGE_FIELDS = {"subject": str, "text": str}
+
+
+def read_tickets(path):
+    """data/tickets.json, checked: customers, earlier tickets, later messages, their date and the expected teams."""
+    data = check_fields(path, "the file", read_json(path), {
+        "customers": dict, "earlier_tickets": list, "later_messages": list, "later_received_on": str,
+        "expected_team": dict})
+    for customer_id, customer in data["customers"].items():
+        check_fields(path, f"customers.{customer_id}", customer, {"id": str, "company": str})
+    for number, ticket in enumerate(data["earlier_tickets"]):
+        check_fields(path, f"earlier_tickets[{number}]", ticket, TICKET_FIELDS)
+        if ticket["customer_id"] not in data["customers"]:
+            raise damaged(path, f"has earlier_tickets[{number}].customer_id {ticket['customer_id']!r}, which is not"
+                                " one of its customers")
+    for number, message in enumerate(data["later_messages"]):
+        check_fields(path, f"later_messages[{number}]", message, MESSAGE_FIELDS)
+    subjects = [message["subject"] for message in data["later_messages"]]
+    check_fields(path, "expected_team", data["expected_team"], dict.fromkeys(data["customers"], dict))
+    for customer_id in data["customers"]:
+        check_fields(path, f"expected_team.{customer_id}", data["expected_team"][customer_id],
+                     dict.fromkeys(subjects, str))
+    return data
+
+
+REQUEST_FIELDS = {"key": str, "model": str, "state": dict, "questions": dict, "answer_sha256": str}
+
+
+def read_recorded_requests(path):
+    """recorded_requests.json, checked: a list of {key, model, state, questions, answer_sha256}."""
+    fix = f"{restore_hint(path)}, or write it again with scripts/record_cache.py"
+    requests = check_list(path, "the file", read_json(path, fix), fix)
+    return [check_fields(path, f"request [{number}]", request, REQUEST_FIELDS, fix)
+            for number, request in enumerate(requests)]

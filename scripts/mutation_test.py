@@ -1,0 +1,12 @@
+"""Mutation-test the hand-written modules against the quick loop (memory_cookbook/tools/mutation.py says how); a
+maintainer's check, not CI, that takes about 20 minutes on two cores.
+
+    .venv/bin/pip install -r requirements-mutation.txt
+    .venv/bin/python scripts/mutation_test.py                        # every mutant, afresh
+    .venv/bin/python scripts/mutation_test.py 'memory_cookbook.replay*'   # only these, after a fix
+"""
+
+from memory_cookbook.tools.mutation import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""Every file a reader can damage by hand is read by one checked reader (memory_cookbook/checked_files.py, and
+cache_file for the cache): a damaged one is one error that names the file, what is wrong (a line and column, or the
+field) and how to get it back, and nothing is written. The cache's own shape errors are in test_errors.py."""
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from conftest import CACHE_FILE, RECORDED_REQUESTS_FILE, ROOT, committed_entries, configure
+from memory_cookbook import cache_file
+from memory_cookbook.checked_files import DamagedFile, read_recorded_requests, read_tickets, restore_hint
+from memory_cookbook.recorded_requests import recorded_requests
+from memory_cookbook.stores import SqliteStore
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
+
+TICKETS_FILE = ROOT / "data" / "tickets.json"
+TICKETS = json.loads(TICKETS_FILE.read_text())
+
+
+def without(data, *path):
+    """A deep copy of `data` with the field at `path` removed."""
+    copy = json.loads(json.dumps(data))
+    inner = copy
+    for step in path[:-1]:
+        inner = inner[step]
+    del inner[path[-1]]
+    return copy
+
+
+def damaged_copy(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+TICKET_DAMAGE = {
+    "truncated": (TICKETS_FILE.read_text()[:700], r"is not valid JSON \(line \d+, column \d+: .*cut short"),
+    "empty": ("", "is empty"),
+    "another shape": ("[1, 2]", "has the file that is a list, not a JSON object"),
+    "a ticket without its text": (json.dumps(without(TICKETS, "earlier_tickets", 0, "text")),
+                                  r"has no field 'text' in earlier_tickets\[0\]"),
+    "a customer without a company": (json.dumps(without(TICKETS, "customers", "C-2210", "company")),
+                                     r"has no field 'company' in customers.C-2210"),
+    "an expected team missing": (json.dumps(without(TICKETS, "expected_team", "C-1042", "More seats")),
+                                 r"has no field 'More seats' in expected_team.C-1042"),
+    "a number for a subject": (TICKETS_FILE.read_text().replace('"subject": "More seats"', '"subject": 7'),
+                               r"has later_messages\[2\].subject that is a number, not a string"),
+}
+
+
+def test_a_ticket_of_an_unknown_customer_is_named(tmp_path):
+    data = json.loads(json.dumps(TICKETS))
+    data["earlier_tickets"][1]["customer_id"] = "C-9999"
+    with pytest.raises(DamagedFile, match=r"earlier_tickets\[1\].customer_id 'C-9999', which is not one of"):
+        read_tickets(damaged_copy(tmp_path, "tickets.json", json.dumps(data)))
+
+
+def test_the_committed_files_read_cleanly():
+    assert read_tickets(TICKETS_FILE) == TICKETS
+    assert len(read_recorded_requests(RECORDED_REQUESTS_FILE)) == 32
+
+
+def test_the_fix_names_git_checkout_for_a_committed_file_and_a_good_copy_elsewhere(tmp_path):
+    assert restore_hint(TICKETS_FILE).startswith("get the committed file back with `git checkout -- data/tickets.json`")
+    assert restore_hint(tmp_path / "tickets.json") == "replace it with a good copy"
+
+
+def test_the_lesson_stops_on_damaged_tickets_with_the_checked_message(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "notebooks" / "basic_memory.py").write_text((ROOT / "notebooks" / "basic_memory.py").read_text())
+    (tmp_path / "data" / "tickets.json").write_text(json.dumps(without(TICKETS, "earlier_tickets", 0, "text")))
+    result = subprocess.run([sys.executable, "-c", "import basic_memory"], cwd=tmp_path / "notebooks",
+                            capture_output=True, text=True, timeout=60)
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert result.returncode == 1
+    assert re.fullmatch(r"memory_cookbook\.checked_files\.DamagedFile: .*/data/tickets\.json has no field 'text' in"
+                        r" earlier_tickets\[0\]: replace it with a good copy\.", last_line), last_line
+
+
+REQUESTS = json.loads(RECORDED_REQUESTS_FILE.read_text())
+REQUEST_DAMAGE = {
+    "truncated": (RECORDED_REQUESTS_FILE.read_text()[:3000], "is not valid JSON .*cut short"),
+    "empty": ("", "is empty"),
+    "another shape": (json.dumps({"requests": REQUESTS}), "has the file that is a JSON object, not a list"),
+    "a request without its state": (json.dumps([REQUESTS[0], without(REQUESTS[1], "state")]),
+                                    r"has no field 'state' in request \[1\]"),
+    "a request without its answer's digest": (json.dumps([without(REQUESTS[0], "answer_sha256")]),
+                                              r"has no field 'answer_sha256' in request \[0\]"),
+}
+
+
+# (the reader, the file's name, what its fix says beyond restoring it, {damage: (text, what the error says is wrong)})
+READERS = {"tickets": (read_tickets, "tickets.json", "", TICKET_DAMAGE),
+           "recorded requests": (recorded_requests, "recorded_requests.json",
+                                 ", or write it again with scripts/record_cache.py", REQUEST_DAMAGE)}
+
+
+@pytest.mark.parametrize("file, damage", [(file, damage) for file, (*_, damages) in READERS.items()
+                                          for damage in damages])
+def test_a_damaged_file_says_which_file_what_is_wrong_and_how_to_get_it_back(tmp_path, file, damage):
+    read, name, fix, damages = READERS[file]
+    text, problem = damages[damage]
+    path = damaged_copy(tmp_path, name, text)
+    with pytest.raises(DamagedFile, match=problem) as raised:
+        read(path)
+    assert str(raised.value).startswith(str(path)) and str(raised.value).endswith(f"a good copy{fix}.")
+    assert raised.value.__cause__ is None and path.read_text() == text
+
+
+def test_an_answer_edited_into_another_valid_answer_is_caught_when_the_cache_opens(memory, monkeypatch, tmp_path):
+    entries = committed_entries()
+    key = REQUESTS[0]["key"]  # the plain routing of C-1042's "Slow dashboards": cloud_ops 0.80
+    entries[key]["answers"]["team"]["choice"] = "selfhosted_windows"
+    edited = tmp_path / CACHE_FILE.name
+    edited.write_text(cache_file.cache_text(entries))
+    (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
+    configure(monkeypatch, edited)
+    with pytest.raises(cache_file.CacheError, match=r"the answer to questions \['team'\] about ticket T-201 .* is not"
+                                                    r" the one recorded: it was edited. Restore the committed cache"):
+        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+
+
+def test_answers_the_published_run_did_not_record_are_checked_only_for_shape(memory, monkeypatch, tmp_path):
+    mine = tmp_path / CACHE_FILE.name
+    mine.write_text(CACHE_FILE.read_text())
+    (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(json.dumps(REQUESTS[1:]))  # the first answer is "mine"
+    configure(monkeypatch, mine)
+    assert memory.routed(memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)) == "cloud_ops 0.80"
+
+
+@pytest.mark.parametrize("content", [b"this is a text file, not a database", b"SQLite format 3\x00" + b"\x01" * 200])
+def test_a_damaged_store_database_names_the_file_and_what_to_do_and_is_left_as_it_was(tmp_path, content):
+    path = tmp_path / "memories.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} is not a memory store SQLite can open .*: delete"
+                                          " it .* or choose another file") as raised:
+        SqliteStore(path)
+    assert raised.value.__cause__ is None and path.read_bytes() == content
+    assert isinstance(raised.value.__context__, sqlite3.DatabaseError)
+
+
+READ_DIRECTLY = re.compile(r"(json_cache|recorded_requests|tickets)\.json.*(read_text|read_bytes|open|json\.load)\(|"
+                           r"(read_text|read_bytes|open|json\.load)\(.*(json_cache|recorded_requests|tickets)\.json|"
+                           r"json\.loads?\((cache_path|requests_path)\(")
+
+
+@pytest.mark.parametrize("path", ENGLISH_NOTEBOOKS, ids=lambda path: path.name)
+def test_no_notebook_cell_reads_a_checked_file_around_its_reader(path):
+    cells = [cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    assert [source for source in cells if READ_DIRECTLY.search(source)] == []

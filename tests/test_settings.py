@@ -1,0 +1,74 @@
+"""A setting a reader may change (the gate's threshold, the store) has one binding: no notebook copies it into its
+own namespace, and changing it the way notebook 04 tells readers to reaches the wrapper."""
+
+import ast
+import re
+
+import nbformat
+import pytest
+from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS
+
+# What the notebooks and the teacher's guide invite readers to change.
+SETTINGS = {"REMEMBER_AT", "STORE"}
+WRAPPER_NOTEBOOK = NOTEBOOKS / "04_wrapper.ipynb"
+
+
+def code_cells(path):
+    return [cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+
+
+def said_in_markdown(path, pattern):
+    """The first code span of the notebook's Markdown matching `pattern`: what the notebook tells readers to type."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for span in re.findall(r"`([^`]+)`", cell.source):
+                if re.fullmatch(pattern, span):
+                    return span
+    raise AssertionError(f"{path.name} does not say how to change it ({pattern})")
+
+
+@pytest.mark.parametrize("path", ENGLISH_NOTEBOOKS, ids=lambda path: path.name)
+def test_no_notebook_imports_a_setting_from_the_lesson_by_name(path):
+    imported = {alias.name for source in code_cells(path) for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.ImportFrom) and node.module == "basic_memory" for alias in node.names}
+    assert imported & SETTINGS == set()
+
+
+@pytest.fixture
+def notebook_04(memory):
+    """Notebook 04's code cells run top to bottom in one namespace, as a kernel would, over the committed cache."""
+    namespace = {}
+    for source in code_cells(WRAPPER_NOTEBOOK):
+        exec(compile(source, str(WRAPPER_NOTEBOOK), "exec"), namespace)  # noqa: S102 - the notebook's own code
+    return namespace
+
+
+def test_the_threshold_set_as_04_says_reaches_its_wrapper(notebook_04, memory, monkeypatch):
+    change = said_in_markdown(WRAPPER_NOTEBOOK, r"basic_memory\.REMEMBER_AT = 0\.95")
+    monkeypatch.setattr(memory, "REMEMBER_AT", memory.REMEMBER_AT)  # put back afterwards
+    exec("import basic_memory\n" + change, notebook_04)  # noqa: S102
+    notebook_04["start_from"]("T-101")  # the gate's P(remember) for T-101 is 0.91: not saved at 0.95
+    assert notebook_04["memory_ids"]("C-1042") == [] and notebook_04["LEDGER"][-1]["saved"] is False
+
+
+def test_a_plain_assignment_in_a_notebook_is_not_the_setting(notebook_04, memory):
+    exec("REMEMBER_AT = 0.95", notebook_04)  # noqa: S102 - what 04 warns against: a new name nothing reads
+    notebook_04["start_from"]("T-101")
+    assert memory.REMEMBER_AT == 0.5 and notebook_04["memory_ids"]("C-1042") == ["T-101"]
+
+
+def test_the_store_replaced_as_04_says_receives_its_wrappers_memories(notebook_04, tmp_path):
+    said_in_markdown(WRAPPER_NOTEBOOK, r"STORE = \.\.\.")
+    exec(f"from memory_cookbook.stores import SqliteStore\nSTORE = SqliteStore({str(tmp_path / 'm.sqlite')!r})",
+         notebook_04)  # noqa: S102
+    notebook_04["start_from"]("T-101", "T-103")
+    assert [ticket for _, ticket, _, _ in notebook_04["STORE"].saved()] == ["T-101"]
+
+
+def test_the_store_set_on_the_lesson_module_receives_the_lessons_memories(memory, monkeypatch, tmp_path):
+    said_in_markdown(WRAPPER_NOTEBOOK, r"basic_memory\.STORE = \.\.\.")
+    from memory_cookbook.stores import SqliteStore
+
+    monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "m.sqlite"))
+    memory.start_from("T-101", "T-103")
+    assert [ticket for _, ticket, _, _ in memory.STORE.saved()] == ["T-101"] and memory.MEMORIES == {}
