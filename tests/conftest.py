@@ -6,6 +6,8 @@ import json
 import re
 import shutil
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,13 +28,9 @@ CANARY_KEY = "tsk-canary-7f3a9c1e-do-not-leak"
 PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/playground#share/[^)]+)\)")
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """nbval's notebook cells are slow: each notebook starts a kernel (marked first, before `-m` deselects). The
-    classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py)."""
-    for item in items:
-        if item.path.suffix == ".ipynb":
-            item.add_marker(pytest.mark.slow)
+    """The classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py).
+    (memory_cookbook/tools/pytest_plugin.py marks nbval's notebook cells slow.)"""
     items.sort(key=lambda item: item.name == KIT_TEST)  # stable: only the kit's test moves
 
 
@@ -137,6 +135,14 @@ def memory(monkeypatch):
         log[:] = entries
 
 
+def fake_jev():
+    """jevcompat's fake Jev-compatible server on 127.0.0.1, requiring the canary key (a context manager). Its loop
+    looks for the stop request every 0.05 s, not every 0.5 s: stopping it is then not half a second per test."""
+    server = Running(MockConfig(key=CANARY_KEY))
+    server.thread = threading.Thread(target=server.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    return server
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """One embedded PostgreSQL server for the whole run, started by the first test that needs it; stopped and its
@@ -183,7 +189,7 @@ def postgres_store(postgres_server):
 @pytest.fixture
 def jev_server():
     """jevcompat's fake Jev-compatible server on 127.0.0.1, requiring the canary key; stopped afterwards."""
-    with Running(MockConfig(key=CANARY_KEY)) as server:
+    with fake_jev() as server:
         yield server
 
 
@@ -204,10 +210,13 @@ def run_as_readers(folder, notebook_paths):
     server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key."""
     cache_before = CACHE_FILE.read_bytes()  # what the copy starts from, read before anything can change it
     copy = copy_of_the_repository(folder)
-    with Running(MockConfig(key=CANARY_KEY)) as server, pytest.MonkeyPatch.context() as patch:
+    with fake_jev() as server, pytest.MonkeyPatch.context() as patch:
         configure(patch, cache_path=copy / CACHE_FILE.name, key=CANARY_KEY, endpoint=server.url)
-        runs = {path.name: execution.executed_as_readers_do(path, folder=copy / "notebooks")
-                for path in notebook_paths}
+        # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            executed = pool.map(lambda path: execution.executed_as_readers_do(path, folder=copy / "notebooks"),
+                                notebook_paths)
+            runs = {path.name: run for path, run in zip(notebook_paths, executed, strict=True)}
         requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=cache_before, cache_after=(copy / CACHE_FILE.name).read_bytes(),
                            requests=requests)

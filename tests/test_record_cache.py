@@ -1,20 +1,23 @@
 """Re-recording (memory_cookbook/tools/recording.py, scripts/record_cache.py): the cache is replaced whole or not at
 all, unused entries go only with --prune, and recorded_requests.json is rewritten beside the cache."""
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from memory_cookbook import recorded_requests
 import pytest
 from memory_cookbook import replay
-from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, request_call,
-                      requests_served)
+from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, fake_jev,
+                      request_call, requests_served)
 from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 from memory_cookbook.tools.recording import arguments, record
 
@@ -108,22 +111,48 @@ def start_recording(cache_path, server, *flags, key=CANARY_KEY):
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+INTERRUPTS = {"SIGINT": signal.SIGINT, "SIGKILL": signal.SIGKILL}
+
+
+@pytest.fixture(scope="module")
+def interrupted_recordings(tmp_path_factory):
+    """A fresh recording of 02 per signal, both started at once (each with its own fake server and copy of the
+    cache), each sent its signal as soon as its server has answered a request: {signal name: what it left}."""
+    with contextlib.ExitStack() as servers:
+        started = {}
+        for name in INTERRUPTS:
+            cache_path = tmp_path_factory.mktemp(name) / "json_cache.json"
+            shutil.copyfile(CACHE_FILE, cache_path)
+            server = servers.enter_context(fake_jev())
+            before = cache_path.read_bytes()
+            recording = start_recording(cache_path, server, "--fresh", "02_routing.ipynb")
+            started[name] = SimpleNamespace(cache_path=cache_path, before=before, server=server, recording=recording,
+                                            interrupted=False)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not all(run.interrupted or run.recording.poll() is not None
+                                                      for run in started.values()):
+            for name, run in started.items():
+                if not run.interrupted and run.recording.poll() is None and requests_served(run.server) >= 1:
+                    run.recording.send_signal(INTERRUPTS[name])
+                    run.interrupted = True
+            time.sleep(0.05)
+        for run in started.values():
+            if not run.interrupted:
+                run.recording.kill()
+            _, run.err = run.recording.communicate(timeout=60)
+    return started
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("interrupt", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_an_interrupted_recording_leaves_the_old_cache_intact(cache_copy, jev_server, interrupt):
-    before = cache_copy.read_bytes()
-    recording = start_recording(cache_copy, jev_server, "--fresh", "02_routing.ipynb")
-    deadline = time.monotonic() + 120
-    while requests_served(jev_server) < 1 and recording.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert recording.poll() is None, "the recording ended before it could be interrupted"
-    recording.send_signal(interrupt)
-    _, err = recording.communicate(timeout=60)
-    assert recording.returncode != 0
-    assert cache_copy.read_bytes() == before
-    if interrupt == signal.SIGINT:
-        assert "is unchanged" in err
-        assert leftovers(cache_copy.parent) == []
+@pytest.mark.parametrize("interrupt", INTERRUPTS)
+def test_an_interrupted_recording_leaves_the_old_cache_intact(interrupted_recordings, interrupt):
+    run = interrupted_recordings[interrupt]
+    assert run.interrupted, "the recording ended (or never reached the server) before it could be interrupted"
+    assert run.recording.returncode != 0
+    assert run.cache_path.read_bytes() == run.before
+    if interrupt == "SIGINT":
+        assert "is unchanged" in run.err
+        assert leftovers(run.cache_path.parent) == []
 
 
 ARGUMENTS_ONLY_CACHE = Path(tempfile.gettempdir()) / "never-written-json_cache.json"  # only the arguments are read

@@ -9,11 +9,17 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   its folder removed); COOKBOOK_DATABASE_URL is set aside too, so that 09 starts its own server, as committed;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
   memory_cookbook/__pycache__ and memory_cookbook/tools/__pycache__, ignored by git, are written before the plugin
-  runs, unless PYTHONDONTWRITEBYTECODE is set).
+  runs, unless PYTHONDONTWRITEBYTECODE is set);
+- nbval runs the English notebooks only: a Chinese twin (NN_name.zh.ipynb) runs the English code word for word and
+  commits the English outputs (tests/test_chinese_edition.py checks both), so the English run already reproduces
+  its outputs; a twin named on the command line is still run;
+- notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook).
 """
 
 import os
 import sys
+
+import pytest
 
 from memory_cookbook.tools.paths import NOTEBOOKS
 
@@ -34,6 +40,24 @@ def pytest_configure():
             SET_ASIDE[name] = os.environ.pop(name)
     SET_ASIDE.setdefault("PYTHONDONTWRITEBYTECODE", os.environ.get("PYTHONDONTWRITEBYTECODE"))
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+
+
+def pytest_ignore_collect(collection_path, config):
+    if collection_path.name.endswith(".zh.ipynb") and collection_path not in named_paths(config):
+        return True
+    return None
+
+
+def named_paths(config):
+    """The paths given on the command line, as absolute paths (without ::test parts)."""
+    return {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure():
