@@ -203,6 +203,9 @@ def copy_of_the_repository(folder):
     return folder
 
 
+LONGEST_READERS_RUN = ("09_", "05_")
+
+
 def run_as_readers(folder, notebook_paths):
     """Each notebook run once more beside nbval's run, the way readers do (each code cell twice in a row, then Run
     All again, in one kernel), in a copy of the repository in `folder` (so nothing in the committed tree is written),
@@ -212,11 +215,12 @@ def run_as_readers(folder, notebook_paths):
     copy = copy_of_the_repository(folder)
     with fake_jev() as server, pytest.MonkeyPatch.context() as patch:
         configure(patch, cache_path=copy / CACHE_FILE.name, key=CANARY_KEY, endpoint=server.url)
-        # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet.
+        # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet. The longest
+        # (09 starts a server and four processes) goes first, so that it does not run alone at the end.
+        ordered = sorted(notebook_paths, key=lambda path: not path.name.startswith(LONGEST_READERS_RUN))
         with ThreadPoolExecutor(max_workers=2) as pool:
-            executed = pool.map(lambda path: execution.executed_as_readers_do(path, folder=copy / "notebooks"),
-                                notebook_paths)
-            runs = {path.name: run for path, run in zip(notebook_paths, executed, strict=True)}
+            executed = pool.map(lambda path: execution.executed_as_readers_do(path, folder=copy / "notebooks"), ordered)
+            runs = {path.name: run for path, run in zip(ordered, executed, strict=True)}
         requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=cache_before, cache_after=(copy / CACHE_FILE.name).read_bytes(),
                            requests=requests)
