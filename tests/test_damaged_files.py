@@ -49,7 +49,28 @@ TICKET_DAMAGE = {
                                  r"has no field 'More seats' in expected_team.C-1042"),
     "a number for a subject": (TICKETS_FILE.read_text().replace('"subject": "More seats"', '"subject": 7'),
                                r"has later_messages\[2\].subject that is a number, not a string"),
+    "cut short after a colon": ('{"customers": ', r"line 1, column 15: Expecting value, the file ends too early"),
+    "a customer's expected teams missing": (json.dumps(without(TICKETS, "expected_team", "C-2210")),
+                                            r"has no field 'C-2210' in expected_team"),
+    "null for a customer's expected teams": (json.dumps(TICKETS | {"expected_team": {
+        **TICKETS["expected_team"], "C-1042": None}}), "has expected_team.C-1042 that is a null, not a JSON object"),
+    "true for a message's text": (TICKETS_FILE.read_text().replace(
+        '"text": "We\'d like to add 20 more seats before next quarter."', '"text": true'),
+        r"has later_messages\[2\].text that is a boolean, not a string"),
 }
+
+
+@pytest.mark.parametrize("make, problem", [
+    (lambda path: None, "is missing"),
+    (lambda path: path.mkdir(), "is a folder, not a JSON file"),
+    (lambda path: path.write_bytes(b'{"customers": "\xff\xfe"}'), "is not UTF-8 text"),
+], ids=["missing", "a folder", "not UTF-8 text"])
+def test_a_tickets_file_that_is_missing_a_folder_or_not_text_says_so(tmp_path, make, problem):
+    path = tmp_path / "tickets.json"
+    make(path)
+    with pytest.raises(DamagedFile) as raised:
+        read_tickets(path)
+    assert str(raised.value) == f"{path} {problem}: replace it with a good copy." and raised.value.__cause__ is None
 
 
 def test_a_ticket_of_an_unknown_customer_is_named(tmp_path):
@@ -91,6 +112,7 @@ REQUEST_DAMAGE = {
                                     r"has no field 'state' in request \[1\]"),
     "a request without its answer's digest": (json.dumps([without(REQUESTS[0], "answer_sha256")]),
                                               r"has no field 'answer_sha256' in request \[0\]"),
+    "a request that is a string": (json.dumps(["T-201"]), r"has request \[0\] that is a string, not a JSON object"),
 }
 
 
