@@ -39,7 +39,9 @@ def damaged_copy(tmp_path, name, text):
 
 TICKET_DAMAGE = {
     "truncated": (TICKETS_FILE.read_text()[:700], r"is not valid JSON \(line \d+, column \d+: .*cut short"),
-    "empty": ("", "is empty"),
+    "empty": ("", r"is empty \(not valid JSON\):"),
+    "not JSON at all": ("tickets", r"is not valid JSON \(line 1, column 1: Expecting value\):"),
+    "cut short after a value": ('{"customers": {}', r"column 17: Expecting ',' delimiter, the file ends too early"),
     "another shape": ("[1, 2]", "has the file that is a list, not a JSON object"),
     "a ticket without its text": (json.dumps(without(TICKETS, "earlier_tickets", 0, "text")),
                                   r"has no field 'text' in earlier_tickets\[0\]"),
@@ -60,17 +62,24 @@ TICKET_DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("make, problem", [
-    (lambda path: None, "is missing"),
-    (lambda path: path.mkdir(), "is a folder, not a JSON file"),
-    (lambda path: path.write_bytes(b'{"customers": "\xff\xfe"}'), "is not UTF-8 text"),
-], ids=["missing", "a folder", "not UTF-8 text"])
-def test_a_tickets_file_that_is_missing_a_folder_or_not_text_says_so(tmp_path, make, problem):
-    path = tmp_path / "tickets.json"
+MAKE_UNREADABLE = {"missing": (lambda path: None, "is missing"),
+                   "a folder": (lambda path: path.mkdir(), "is a folder, not a JSON file"),
+                   "not UTF-8 text": (lambda path: path.write_bytes(b'["\xff\xfe"]'), "is not UTF-8 text")}
+# The checked reader of each file and what its fix adds to restoring it.
+CHECKED_READERS = {"tickets": (read_tickets, ""),
+                   "recorded requests": (read_recorded_requests, ", or write it again with scripts/record_cache.py")}
+
+
+@pytest.mark.parametrize("file, damage", [(file, damage) for file in CHECKED_READERS for damage in MAKE_UNREADABLE])
+def test_a_file_that_is_missing_a_folder_or_not_text_says_so_and_how_to_get_it_back(tmp_path, file, damage):
+    read, fix = CHECKED_READERS[file]
+    make, problem = MAKE_UNREADABLE[damage]
+    path = tmp_path / "file.json"
     make(path)
     with pytest.raises(DamagedFile) as raised:
-        read_tickets(path)
-    assert str(raised.value) == f"{path} {problem}: replace it with a good copy." and raised.value.__cause__ is None
+        read(path)
+    assert str(raised.value) == f"{path} {problem}: replace it with a good copy{fix}."
+    assert raised.value.__cause__ is None
 
 
 def test_a_ticket_of_an_unknown_customer_is_named(tmp_path):
@@ -113,6 +122,8 @@ REQUEST_DAMAGE = {
     "a request without its answer's digest": (json.dumps([without(REQUESTS[0], "answer_sha256")]),
                                               r"has no field 'answer_sha256' in request \[0\]"),
     "a request that is a string": (json.dumps(["T-201"]), r"has request \[0\] that is a string, not a JSON object"),
+    "a state that is a string": (json.dumps([REQUESTS[0] | {"state": "T-201"}]),
+                                 r"has request \[0\].state that is a string, not a JSON object"),
 }
 
 
