@@ -1,5 +1,5 @@
 """Mutation-test the hand-written modules against the quick loop (memory_cookbook/tools/mutation.py says how); a
-maintainer's check, not CI, that takes about 20 minutes on two cores.
+maintainer's check, not CI, that takes about 6 minutes on two cores.
 
     .venv/bin/pip install -r requirements-mutation.txt
     .venv/bin/python scripts/mutation_test.py                        # every mutant, afresh
