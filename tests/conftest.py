@@ -152,11 +152,16 @@ def postgres_server():
     from memory_cookbook.postgres_store import EmbeddedServer
 
     folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
-    server = EmbeddedServer(folder / "data")
-    yield server
-    server.stop()
-    folder.rmdir()  # fails if stop() left anything in it
-    assert processes_naming(server.folder) == [], "the tests' PostgreSQL server is still running"
+    try:
+        server = EmbeddedServer(folder / "data")
+        yield server
+        server.stop()
+        # Checked before the folder is removed, so that a server left running is named as such, not as a folder
+        # that is not empty.
+        assert processes_naming(server.folder) == [], "the tests' PostgreSQL server is still running"
+        folder.rmdir()  # fails if stop() left anything in it
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # a server that failed to start, or a failed check above
 
 
 def processes_naming(folder):
