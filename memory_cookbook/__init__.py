@@ -1,3 +1,5 @@
-"""The cookbook's machinery beside the lesson (notebooks/basic_memory.py): how a call reaches Jev and its recorded
-answer (replay, cache_file, cache_miss, jev_request, recorded_requests), the modules later notebooks export (display,
-ledger, stores, published_run), the classroom aids (folded, explorer), and the project's own tools (tools/)."""
+"""The cookbook's runtime package: what the notebooks and the lesson module (notebooks/basic_memory.py) import, and
+what a student's kernel loads. How a call reaches Jev and its recorded answer (replay, cache_file, cache_miss,
+jev_request, recorded_requests), the checked reading of the files a reader can damage (checked_files), where those
+files are (locations), the modules notebooks export (tables, ledger, stores, postgres_store, app_servers), and the
+classroom aids (folded, explorer). It never imports the lesson or the maintainers' tools (tools/cookbook_tools)."""

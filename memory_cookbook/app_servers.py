@@ -4,26 +4,26 @@ import json
 import os
 import subprocess
 import sys
+from memory_cookbook.locations import load_lesson
 from memory_cookbook.postgres_store import PostgresStore
 
 
-# 09_many_app_servers.ipynb
+# %% ../notebooks/09_many_app_servers.ipynb cell-19
 URL_VARIABLE, SCHEMA_VARIABLE = "APP_SERVER_DATABASE_URL", "APP_SERVER_SCHEMA"
 
 
 def serve():
     """An app server's loop: the wrapper with a PostgresStore of this process's own; a JSON command per line on
-    stdin, a JSON answer per line on stdout."""
-    import basic_memory
-
-    basic_memory.STORE = PostgresStore(os.environ[URL_VARIABLE], schema=os.environ[SCHEMA_VARIABLE])
+    stdin, a JSON answer per line on stdout. The lesson is loaded from the checkout's notebooks/, by its path."""
+    lesson = load_lesson()
+    lesson.STORE = PostgresStore(os.environ[URL_VARIABLE], schema=os.environ[SCHEMA_VARIABLE])
     for line in sys.stdin:
         try:
-            answer = handle(basic_memory, **json.loads(line))
+            answer = handle(lesson, **json.loads(line))
         except Exception as error:  # sent back: the notebook raises it with this message
             answer = {"error": f"{type(error).__name__}: {error}"}
         print(json.dumps({"pid": os.getpid(), **answer}), flush=True)
-    basic_memory.STORE.close()
+    lesson.STORE.close()
 
 
 def handle(memory, do, ticket=None, customer=None, subject=None, count=None):
@@ -49,6 +49,7 @@ def handle(memory, do, ticket=None, customer=None, subject=None, count=None):
     raise ValueError(f"unknown command {do!r}")
 
 
+# %% ../notebooks/09_many_app_servers.ipynb cell-20
 class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both."""
 

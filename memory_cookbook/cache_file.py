@@ -15,7 +15,7 @@ from typesafe_sdk import SystemOneResponse
 from memory_cookbook.checked_files import DamagedFile, read_json
 from memory_cookbook.jev_request import describe_call
 from memory_cookbook.recorded_requests import answer_digest, recorded_requests, requests_path
-from memory_cookbook.tools.paths import ROOT
+from memory_cookbook.locations import CACHE_FILE, checkout_file
 
 
 class CacheError(DamagedFile):
@@ -106,7 +106,7 @@ class SharedJsonCache(JsonCache):
 
 def cache_path():
     """The cache file calls are replayed from: COOKBOOK_CACHE, or the committed json_cache.json."""
-    return Path(os.environ.get("COOKBOOK_CACHE") or ROOT / "json_cache.json")
+    return Path(os.environ.get("COOKBOOK_CACHE") or checkout_file(CACHE_FILE))
 
 
 OPEN_CACHES = {}  # path → SharedJsonCache, each opened (and checked) on its first call

@@ -6,7 +6,7 @@ get the committed file back. Hand-written, tested in tests/test_damaged_files.py
 import json
 from pathlib import Path
 
-from memory_cookbook.tools.paths import ROOT
+from memory_cookbook.locations import ROOT
 
 
 class DamagedFile(RuntimeError):
@@ -77,10 +77,11 @@ MESSAGE_FIELDS = {"subject": str, "text": str}
 
 
 def read_tickets(path):
-    """data/tickets.json, checked: customers, earlier tickets, later messages, their date and the expected teams."""
+    """data/tickets.json, checked: customers, earlier tickets, later messages, their date, the expected teams and the
+    later messages' ticket ids."""
     data = check_fields(path, "the file", read_json(path), {
         "customers": dict, "earlier_tickets": list, "later_messages": list, "later_received_on": str,
-        "expected_team": dict})
+        "expected_team": dict, "later_ticket_ids": dict})
     for customer_id, customer in data["customers"].items():
         check_fields(path, f"customers.{customer_id}", customer, {"id": str, "company": str})
     for number, ticket in enumerate(data["earlier_tickets"]):
@@ -94,6 +95,11 @@ def read_tickets(path):
     check_fields(path, "expected_team", data["expected_team"], dict.fromkeys(data["customers"], dict))
     for customer_id in data["customers"]:
         check_fields(path, f"expected_team.{customer_id}", data["expected_team"][customer_id],
+                     dict.fromkeys(subjects, str))
+    # Each later message's ticket id, as the published run numbered them: part of every later request's cache key.
+    check_fields(path, "later_ticket_ids", data["later_ticket_ids"], dict.fromkeys(data["customers"], dict))
+    for customer_id in data["customers"]:
+        check_fields(path, f"later_ticket_ids.{customer_id}", data["later_ticket_ids"][customer_id],
                      dict.fromkeys(subjects, str))
     return data
 

@@ -1,8 +1,9 @@
 """05's memory explorer over the recorded run (hand-written, tested in tests/test_classroom.py): pick a customer, a
 later message and one of the memory sets the run actually sent with it, and see what Jev answered.
-`recorded_routing_calls()` is its data, `small_multiples()` the same data as one static chart for the pages and
-GitHub, where widgets cannot run. Everything shown comes from recorded_requests.json and the cache: nothing is asked,
-nothing can miss.
+`recorded_routing_calls(EXPECTED, as_memory)` is its data (the lesson's expected teams and memory shape, passed in: this
+package never imports the lesson), `small_multiples()` the same data as one static chart for the pages and GitHub,
+where widgets cannot run. Everything shown comes from recorded_requests.json and the cache: nothing is asked, nothing
+can miss.
 """
 
 import html
@@ -12,15 +13,11 @@ import json
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
-from basic_memory import CUSTOMERS, EXPECTED, LATER, as_memory
 from typesafe_sdk import Choice, SystemOneResponse
 
 from memory_cookbook.cache_file import cache_path, check_cache_file
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, without_memories
 from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests, requests_path
-
-LATER_SUBJECTS = [message["subject"] for message in LATER]
-
 
 # The recorded routing calls of the later messages
 
@@ -31,6 +28,7 @@ class RecordedCall:
     customer: str
     subject: str
     memories: tuple  # the ticket ids of the memories sent with it, in the order sent
+    expected: str  # the team the data expects for this customer's message
     model: str
     state: dict
     questions: dict  # as sent: {question_id: question as JSON}
@@ -50,8 +48,8 @@ class RecordedCall:
         return self.response["usage"]["input_tokens"]
 
     @property
-    def expected(self):
-        return EXPECTED[self.customer][self.subject]
+    def company(self):
+        return self.state["customer"]["company"]
 
     @property
     def link(self):
@@ -62,30 +60,33 @@ class RecordedCall:
         return ", ".join(self.memories) or "none"
 
 
-def recorded_routing_calls(cache=None):
-    """Every recorded routing call of a later message, in the order the run first sent it, with its recorded answer
-    and, where the gate was asked about that very call, P(remember). A request the cache has no answer for (while a
-    recording is still filling it in) is left out."""
+def recorded_routing_calls(expected, as_memory, cache=None):
+    """Every recorded routing call of a later message, with its recorded answer and, where the gate was asked about
+    that very call, P(remember); by customer and message in the order of `expected` ({customer: {message subject:
+    expected team}}, the lesson's EXPECTED), then in the order the run first sent them. `as_memory` is the lesson's:
+    it finds the gate's request about each call. A request the cache has no answer for (while a recording is still
+    filling it in) is left out."""
     cache = cache or cache_path()
     entries = check_cache_file(cache)
     requests = [request for request in recorded_requests(requests_path(cache)) if request.key in entries]
     gates = {json.dumps(request.state, sort_keys=True): entries[request.key]["answers"]["remember"]["noul"]
              for request in requests if "remember" in request.questions}
+    order = [(customer, subject) for customer, teams in expected.items() for subject in teams]
     calls = []
     for request in requests:
         state, questions = request.state, request.questions
-        if "team" not in questions or state["ticket"]["subject"] not in LATER_SUBJECTS:
+        if "team" not in questions or (state["customer"]["id"], state["ticket"]["subject"]) not in order:
             continue
+        customer, subject = state["customer"]["id"], state["ticket"]["subject"]
         response = entries[request.key]
         # The gate's state is this call as a memory: the state without its memories, and Jev's answer.
         memory = as_memory(without_memories(state), {"team": Choice.model_validate(questions["team"])},
                            SystemOneResponse.model_validate(response))
         calls.append(RecordedCall(
-            customer=state["customer"]["id"], subject=state["ticket"]["subject"],
-            memories=carried_memory_ids(state),
-            model=request.model, state=state, questions=questions, response=response,
-            p_remember=gates.get(json.dumps(memory, sort_keys=True))))
-    return calls
+            customer=customer, subject=subject, memories=carried_memory_ids(state),
+            expected=expected[customer][subject], model=request.model, state=state, questions=questions,
+            response=response, p_remember=gates.get(json.dumps(memory, sort_keys=True))))
+    return sorted(calls, key=lambda call: order.index((call.customer, call.subject)))  # stable: first sent first
 
 
 # Charts
@@ -105,14 +106,16 @@ def bar_chart(ax, call):
 
 def small_multiples(calls):
     """One panel per customer and later message, one group of bars per recorded memory set: P(expected team)."""
-    fig, axes = plt.subplots(len(CUSTOMERS), len(LATER_SUBJECTS), figsize=(9, 5), sharey=True, squeeze=False)
-    for ax, (customer, subject) in zip(axes.flat, [(c, s) for c in CUSTOMERS for s in LATER_SUBJECTS], strict=True):
+    customers = list(dict.fromkeys(call.customer for call in calls))
+    subjects = list(dict.fromkeys(call.subject for call in calls))
+    fig, axes = plt.subplots(len(customers), len(subjects), figsize=(9, 5), sharey=True, squeeze=False)
+    for ax, (customer, subject) in zip(axes.flat, [(c, s) for c in customers for s in subjects], strict=True):
         shown = [call for call in calls if (call.customer, call.subject) == (customer, subject)]
         colours = ["tab:green" if call.choice == call.expected else "tab:red" for call in shown]
         bars = ax.bar([call.memory_label for call in shown], [call.probabilities[call.expected] for call in shown],
                       color=colours)
         ax.bar_label(bars, fmt="%.2f", fontsize=8)
-        ax.set_title(f"{customer} · {subject}\nexpected: {EXPECTED[customer][subject]}", fontsize=9)
+        ax.set_title(f"{customer} · {subject}\nexpected: {shown[0].expected}", fontsize=9)
         ax.set_ylim(0, 1.15)
         ax.tick_params(axis="x", labelsize=8, rotation=20)
     axes[0][0].set_ylabel("P(expected team)")
@@ -133,13 +136,19 @@ def call_summary(call):
             f"P(remember): {gate} · input tokens: {call.input_tokens}")
 
 
+CHART_INCHES, CHART_DPI = (6.5, 3), 200  # drawn at twice the pixels it is shown at (CHART_WIDTH): sharp text
+CHART_WIDTH = f"{CHART_INCHES[0] * 100:.0f}px"  # as wide as a notebook's own charts (100 pixels an inch)
+# widgets.HTML does not style links as JupyterLab's Markdown does: in its colour, underlined
+LINK_STYLE = "color: var(--jp-content-link-color, #1976d2); text-decoration: underline"
+
+
 def chart_png(call):
-    fig, ax = plt.subplots(figsize=(6.5, 3))
+    fig, ax = plt.subplots(figsize=CHART_INCHES)
     bar_chart(ax, call)
     ax.set_title(f"{call.customer} · {call.subject} · memories: {call.memory_label}", fontsize=10)
     fig.tight_layout()
     png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=80)
+    fig.savefig(png, format="png", dpi=CHART_DPI)
     plt.close(fig)
     return png.getvalue()
 
@@ -148,7 +157,7 @@ EXPLORERS_MADE = itertools.count(1)  # in this kernel: each explorer's model id 
 NOTHING_RECORDED = f"No recorded routing calls: there is no {REQUESTS_NAME} beside the cache in use."
 
 
-def memory_explorer(calls=None):
+def memory_explorer(calls):
     """Three dropdowns over the recorded routing calls (customer, later message, memory set) and what Jev answered."""
     import ipywidgets as widgets  # only the explorer needs it
 
@@ -156,10 +165,12 @@ def memory_explorer(calls=None):
         def __init__(self, calls):
             self.calls = calls
             self.customer = widgets.Dropdown(description="customer", options=[
-                (f"{c} · {CUSTOMERS[c]['company']}", c) for c in dict.fromkeys(call.customer for call in calls)])
+                (f"{customer} · {company}", customer)
+                for customer, company in dict.fromkeys((call.customer, call.company) for call in calls)])
             self.subject = widgets.Dropdown(description="message")
             self.memories = widgets.Dropdown(description="memories")
-            self.chart, self.facts = widgets.Image(format="png"), widgets.HTML()
+            self.chart = widgets.Image(format="png", layout=widgets.Layout(width=CHART_WIDTH))
+            self.facts = widgets.HTML()
             # A model id of our own, not a random one: the notebook's saved output (which names it) stays the same
             # after Restart Kernel and Run All, so saving it changes nothing in git.
             super().__init__([widgets.HBox([self.customer, self.subject, self.memories]), self.chart, self.facts],
@@ -199,8 +210,8 @@ def memory_explorer(calls=None):
             call = self.shown
             self.chart.value = chart_png(call)
             self.facts.value = (f"<pre>{html.escape(call_summary(call))}</pre>"
-                                f'<a href="{html.escape(call.link)}" target="_blank">Open this call in the TypeSafe'
-                                " playground</a>")
+                                f'<a href="{html.escape(call.link)}" target="_blank" style="{LINK_STYLE}">Open this'
+                                " call in the TypeSafe playground</a>")
 
         def _repr_mimebundle_(self, **kwargs):
             bundle = super()._repr_mimebundle_(**kwargs)
@@ -208,4 +219,4 @@ def memory_explorer(calls=None):
             bundle["text/plain"] = "Memory explorer (runs in JupyterLab): " + shown
             return bundle
 
-    return MemoryExplorer(recorded_routing_calls() if calls is None else calls)
+    return MemoryExplorer(calls)

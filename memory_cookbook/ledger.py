@@ -4,7 +4,7 @@ from memory_cookbook.jev_request import ticket_id
 from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 
-# 04_wrapper.ipynb
+# %% ../notebooks/04_wrapper.ipynb cell-19
 LEDGER = []
 
 

@@ -15,7 +15,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from urllib.parse import urlsplit
 
 
-# 09_many_app_servers.ipynb
+# %% ../notebooks/09_many_app_servers.ipynb cell-6
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 
 
@@ -93,6 +93,7 @@ def memory_database(folder):
     return STARTED[folder].url, STARTED[folder]
 
 
+# %% ../notebooks/09_many_app_servers.ipynb cell-8
 class DatabaseUnavailable(RuntimeError):
     """The memory database cannot be reached or refused the connection."""
 
@@ -112,6 +113,7 @@ def unavailable_as_error(url):
         ) from None
 
 
+# %% ../notebooks/09_many_app_servers.ipynb cell-12
 TABLES = """
 CREATE SCHEMA IF NOT EXISTS {schema};
 CREATE TABLE IF NOT EXISTS {schema}.memories (
@@ -133,6 +135,7 @@ CREATE TABLE IF NOT EXISTS {schema}.ledger (
 """
 
 
+# %% ../notebooks/09_many_app_servers.ipynb cell-14
 class PostgresStore:
     """Memories and the ledger in PostgreSQL: shared by every process, on any machine, that has the URL."""
 

@@ -11,21 +11,25 @@ from pathlib import Path
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 
-# 01_tickets.ipynb
+# %% 01_tickets.ipynb cell-3
 HERE = Path(globals().get("__file__", "basic_memory.py")).resolve().parent
 DATA = read_tickets(HERE.parent / "data" / "tickets.json")
 
 
+# %% 01_tickets.ipynb cell-8
 CUSTOMERS = DATA["customers"]
 
 
+# %% 01_tickets.ipynb cell-11
 EARLIER = DATA["earlier_tickets"]
 
 
+# %% 01_tickets.ipynb cell-14
 LATER = DATA["later_messages"]
 EXPECTED = DATA["expected_team"]
 
 
+# %% 01_tickets.ipynb cell-17
 def ticket_state(ticket):
     """The state Jev is sent for a ticket: {"customer": {...}, "ticket": {...}}, keys in this order."""
     customer = CUSTOMERS[ticket["customer_id"]]
@@ -36,16 +40,16 @@ def ticket_state(ticket):
     }
 
 
+# %% 01_tickets.ipynb cell-21
 def later_state(customer_id, subject):
     """The state of one later message from one customer, with its ticket id and the later date."""
-    customer_index = list(CUSTOMERS).index(customer_id)
-    message_index = [message["subject"] for message in LATER].index(subject)
-    ticket_id = f"T-{201 + 3 * customer_index + message_index}"
+    ticket_id = DATA["later_ticket_ids"][customer_id][subject]
+    message = next(message for message in LATER if message["subject"] == subject)
     return ticket_state({"id": ticket_id, "customer_id": customer_id, "received_on": DATA["later_received_on"],
-                         **LATER[message_index]})
+                         **message})
 
 
-# 02_routing.ipynb
+# %% 02_routing.ipynb cell-5
 TYPESAFE_MODEL = "jev-1.13.0"
 ROUTE = {"team": Choice(
     instructions="Which support team should handle `ticket`?",
@@ -64,6 +68,7 @@ ROUTE = {"team": Choice(
 )}
 
 
+# %% 02_routing.ipynb cell-11
 CALLS = []
 
 
@@ -75,13 +80,14 @@ def ask(state, questions):
     return response
 
 
+# %% 02_routing.ipynb cell-13
 def routed(response):
     """'cloud_ops 0.80': the chosen team and its probability."""
     team = response.choices["team"].choice
     return f"{team} {response.choices['team'].probabilities[team]:.2f}"
 
 
-# 03_gate.ipynb
+# %% 03_gate.ipynb cell-5
 def answer_text(question, answer):
     """An answer as a memory stores it: a Choice's chosen description, a Noul's P(yes), a Score's score."""
     if isinstance(answer, ChoiceAnswer):
@@ -93,6 +99,7 @@ def answer_text(question, answer):
     raise TypeError(f"no text form for a {type(answer).__name__}")
 
 
+# %% 03_gate.ipynb cell-9
 def as_memory(state, questions, response):
     """{"request": state, "jev_answered": {instructions: answer text}}: one ticket and what Jev answered."""
     return {
@@ -102,6 +109,7 @@ def as_memory(state, questions, response):
     }
 
 
+# %% 03_gate.ipynb cell-12
 GATE = {"remember": Noul(
     instructions="In `request.ticket`, does the thread state a lasting fact about the customer that should change how"
                  " their future, unrelated tickets are handled? Count what the customer or our support staff wrote in"
@@ -118,6 +126,7 @@ GATE = {"remember": Noul(
 )}
 
 
+# %% 03_gate.ipynb cell-14
 REMEMBER_AT = 0.5
 
 
@@ -143,10 +152,11 @@ def verdict(probability):
     return "saved" if remembers(probability) else "not saved"
 
 
-# 04_wrapper.ipynb
+# %% 04_wrapper.ipynb cell-6
 MEMORY_KEY = "earlier_tickets_from_this_customer"
 
 
+# %% 04_wrapper.ipynb cell-13
 MEMORIES = defaultdict(list)
 
 
@@ -179,6 +189,7 @@ def memory_ids(customer):
     return [ticket_id(memory) for memory in STORE.recall(customer)]
 
 
+# %% 04_wrapper.ipynb cell-15
 def customer_id(state):
     """state["customer"]["id"], or a ValueError that says the wrapper needs it."""
     customer = state.get("customer") if isinstance(state, dict) else None
@@ -194,6 +205,7 @@ def with_memories(state):
     return {**state, MEMORY_KEY: memories} if memories else state
 
 
+# %% 04_wrapper.ipynb cell-17
 def remember_if_lasting(state, questions, response):
     """Ask the gate about (state, answer); save the memory when P(remember) >= REMEMBER_AT. Returns P(remember)."""
     memory = as_memory(state, questions, response)
@@ -203,6 +215,7 @@ def remember_if_lasting(state, questions, response):
     return p_remember
 
 
+# %% 04_wrapper.ipynb cell-23
 def ask_with_memory(state, questions):
     """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
     remember_threshold()  # a threshold that is not a probability fails here, before anything is sent
@@ -216,6 +229,7 @@ def ask_with_memory(state, questions):
     return response
 
 
+# %% 04_wrapper.ipynb cell-25
 def start_from(*earlier_ticket_ids):
     """Forget the memories of every customer in CUSTOMERS (and, in a store that keeps a ledger, their entries), empty
     LEDGER, then send these earlier tickets through the wrapper, in order. A customer the data does not name keeps
@@ -228,10 +242,42 @@ def start_from(*earlier_ticket_ids):
             ask_with_memory(ticket_state(ticket), ROUTE)
 
 
-# 05_probe_sequence.ipynb
+# %% 05_probe_sequence.ipynb cell-4
 PROBES = ("Slow dashboards", "More seats")
 
 
 def probe(customer):
     """This customer's probe messages through the wrapper: {subject: response}."""
     return {subject: ask_with_memory(later_state(customer, subject), ROUTE) for subject in PROBES}
+
+
+# %% 07_memories_that_last.ipynb cell-13
+def route_later_messages():
+    """Each later message through ask_with_memory: lines of 'customer · message → team P ✓/✗', then the count."""
+    right = 0
+    for customer in CUSTOMERS:
+        for message in LATER:
+            response = ask_with_memory(later_state(customer, message["subject"]), ROUTE)
+            ok = response.choices["team"].choice == EXPECTED[customer][message["subject"]]
+            right += ok
+            print(f"{customer} · {message['subject']:<16} → {routed(response)} {'✓' if ok else '✗'}")
+    print(f"{right}/{len(CUSTOMERS) * len(LATER)} later messages reached the expected team")
+
+
+# %% 08_cost_and_threshold.ipynb cell-5
+def replay_published_run():
+    """The published run, in its order, from no memories: the calls ask() made (62, of them 32 distinct)."""
+    start_from()
+    first = len(CALLS)
+    ask(later_state("C-1042", "Slow dashboards"), ROUTE)  # 1. plain routing
+    for customer in CUSTOMERS:  # 2. the probes, before any memory
+        probe(customer)
+    for ticket in EARLIER:  # 3. each earlier ticket, its P(remember) re-read, its customer's probes again
+        response = ask_with_memory(ticket_state(ticket), ROUTE)
+        remember_probability(as_memory(ticket_state(ticket), ROUTE, response))
+        probe(ticket["customer_id"])
+    for customer in CUSTOMERS:  # 4. the final comparison: each later message, plain and with memory
+        for message in LATER:
+            state = later_state(customer, message["subject"])
+            ask(state, ROUTE), ask_with_memory(state, ROUTE)
+    return CALLS[first:]

@@ -5,10 +5,10 @@
     python scripts/build_docs.py --draw-diagrams   # after editing a mermaid diagram: redraw docs/diagrams/*.svg
 
 An HTML and a Markdown page per notebook, index.html from the README, the teacher's guide, and llms.txt; no page
-fetches anything from another host. How: memory_cookbook/tools/pages.py.
+fetches anything from another host. How: tools/cookbook_tools/pages.py.
 """
 
-from memory_cookbook.tools.pages import main
+from cookbook_tools.pages import main
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,7 @@ Building downloads the wheels from PyPI (about 100 MB per system and Python); th
 read, so the kit holds what any machine would get. Installing from the kit and running it need no network.
 """
 
-from memory_cookbook.tools.kit import classroom_kit
+from cookbook_tools.kit import classroom_kit
 
 if __name__ == "__main__":
     classroom_kit()

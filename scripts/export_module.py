@@ -1,10 +1,10 @@
-"""Write the generated modules from the notebooks' export cells (memory_cookbook/tools/export.py says how).
+"""Write the generated modules from the notebooks' export cells (tools/cookbook_tools/export.py says how).
 
     python scripts/export_module.py           # rewrite the generated modules
     python scripts/export_module.py --check   # exit 1 if one is stale
 """
 
-from memory_cookbook.tools.export import main
+from cookbook_tools.export import main
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,4 @@
-"""Mutation-test the hand-written modules against the quick loop (memory_cookbook/tools/mutation.py says how); a
+"""Mutation-test the hand-written modules against the quick loop (tools/cookbook_tools/mutation.py says how); a
 maintainer's check, not CI, that takes about 6 minutes on two cores.
 
     .venv/bin/pip install -r requirements-mutation.txt
@@ -6,7 +6,7 @@ maintainer's check, not CI, that takes about 6 minutes on two cores.
     .venv/bin/python scripts/mutation_test.py 'memory_cookbook.replay*'   # only these, after a fix
 """
 
-from memory_cookbook.tools.mutation import main
+from cookbook_tools.mutation import main
 
 if __name__ == "__main__":
     main()

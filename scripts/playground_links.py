@@ -7,7 +7,7 @@ the state carries, Jev's recorded answer, and a link that opens that exact reque
 playground.
 """
 
-from memory_cookbook.tools.links import playground_links
+from cookbook_tools.links import playground_links
 
 if __name__ == "__main__":
     playground_links()

@@ -13,7 +13,7 @@ interruption leaves the old cache as it was. With every notebook, recorded_reque
 rewritten too: the published run's requests, which an off-script call's message is compared with.
 """
 
-from memory_cookbook.tools.recording import record_cache
+from cookbook_tools.recording import record_cache
 
 if __name__ == "__main__":
     record_cache()

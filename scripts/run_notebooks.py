@@ -8,7 +8,7 @@ Each notebook runs top to bottom in its own kernel, in notebooks/, so the commit
 Offline (no TYPESAFE_API_KEY) every call is replayed from json_cache.json; a call it lacks fails the run.
 """
 
-from memory_cookbook.tools.execution import run_notebooks
+from cookbook_tools.execution import run_notebooks
 
 if __name__ == "__main__":
     run_notebooks()

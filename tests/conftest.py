@@ -13,13 +13,14 @@ from types import SimpleNamespace
 
 import matplotlib
 import pytest
-from memory_cookbook.tools import execution
+from cookbook_tools import execution
 from cooksafe import JsonCache
-from memory_cookbook.tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
+from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
 from memory_cookbook import recorded_requests
+from cookbook_tools.pytest_plugin import network_asked
 
 matplotlib.use("Agg")  # charts drawn in tests are never shown
 
@@ -30,7 +31,7 @@ PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/play
 
 def pytest_collection_modifyitems(items):
     """The classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py).
-    (memory_cookbook/tools/pytest_plugin.py marks nbval's notebook cells slow.)"""
+    (tools/cookbook_tools/pytest_plugin.py marks nbval's notebook cells slow.)"""
     items.sort(key=lambda item: item.name == KIT_TEST)  # stable: only the kit's test moves
 
 
@@ -240,7 +241,8 @@ def readers_run(tmp_path_factory):
 
 
 def pytest_collection_finish(session):
-    if any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly:
+    if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
+            and network_asked(session.config)):
         session.config.kit_install = KitInstall()
         session.config.add_cleanup(session.config.kit_install.cleanup)
         session.config.kit_install.start()

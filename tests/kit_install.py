@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from memory_cookbook.tools.paths import ROOT
+from cookbook_tools.paths import ROOT
 
 # About a minute, mostly pip (downloading, then installing) and a kernel: it starts in the background as soon as the
 # session's tests are chosen, and its test runs last, so that the rest of the suite runs meanwhile.

@@ -10,7 +10,7 @@ from memory_cookbook import jev_request
 import pytest
 from memory_cookbook import replay
 from conftest import CACHE_FILE, ROOT, cache_keys, run_earlier_tickets, unseen_state
-from memory_cookbook.tools.paths import RECORDED_REQUESTS_FILE
+from cookbook_tools.paths import RECORDED_REQUESTS_FILE
 from memory_cookbook.ledger import answer_summary
 from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
@@ -189,18 +189,14 @@ def test_probe_sends_both_probe_messages_through_the_wrapper_in_order(memory):
 
 
 def test_route_later_messages_counts_only_the_expected_teams(memory, monkeypatch, capsys):
-    from memory_cookbook import published_run
-
     memory.start_from("T-101", "T-102", "T-103", "T-104", "T-105")
-    wrong = {customer: dict(teams) for customer, teams in published_run.EXPECTED.items()}
+    wrong = {customer: dict(teams) for customer, teams in memory.EXPECTED.items()}
     wrong["C-1042"]["Slow dashboards"] = "billing"
-    monkeypatch.setattr(published_run, "EXPECTED", wrong)
-    published_run.route_later_messages()
+    monkeypatch.setattr(memory, "EXPECTED", wrong)
+    memory.route_later_messages()
     assert capsys.readouterr().out.splitlines()[-1] == "5/6 later messages reached the expected team"
 
 
 def test_the_published_run_makes_62_calls_of_which_32_are_distinct(memory):
-    from memory_cookbook import published_run
-
-    calls = published_run.replay_published_run()
+    calls = memory.replay_published_run()
     assert (len(calls), len(set(calls))) == (62, 32)

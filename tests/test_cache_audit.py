@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbval.plugin import coalesce_streams
 from conftest import CACHE_FILE, ROOT, cache_keys
-from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 pytestmark = pytest.mark.slow  # the readers' run
 

@@ -6,7 +6,7 @@ import re
 import nbformat
 from test_published_figures import totals_line
 import pytest
-from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
 
 PAIRS = {path.name: (path.with_name(path.name.replace(".zh.ipynb", ".ipynb")), path) for path in CHINESE_NOTEBOOKS}
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -10,7 +10,7 @@ from conftest import ROOT, committed_entries, decoded_link, committed_requests
 
 from memory_cookbook import explorer as explorer_module
 from memory_cookbook import folded, jev_request
-from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
 
 FOLDED = "<details><summary>Show the answer</summary>"
 REQUESTS = committed_requests()
@@ -19,9 +19,21 @@ LATER_SUBJECTS = [message["subject"] for message in json.loads((ROOT / "data" / 
                   ["later_messages"]]
 
 
+def recorded_routing_calls(cache=None):
+    """The explorer's calls as notebook 05 asks for them, with the lesson's expected teams and memory shape."""
+    import basic_memory
+
+    return explorer_module.recorded_routing_calls(basic_memory.EXPECTED, basic_memory.as_memory, cache=cache)
+
+
+def test_messages_come_in_the_datas_order_whatever_order_the_run_sent_them(calls):
+    assert list(dict.fromkeys(call.subject for call in calls)) == LATER_SUBJECTS
+    assert list(dict.fromkeys(call.customer for call in calls)) == ["C-1042", "C-2210"]
+
+
 @pytest.fixture(scope="module")
 def calls():
-    return explorer_module.recorded_routing_calls()
+    return recorded_routing_calls()
 
 
 @pytest.fixture
@@ -176,14 +188,14 @@ def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
     cache_path = tmp_path / "json_cache.json"
     shutil.copyfile(RECORDED_REQUESTS_FILE, tmp_path / RECORDED_REQUESTS_FILE.name)
     cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
-    calls = explorer_module.recorded_routing_calls(cache=cache_path)
+    calls = recorded_routing_calls(cache=cache_path)
     assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
                                         call.customer == "C-1042" for call in calls)
 
 
 def test_the_explorer_offers_nothing_when_no_requests_file_is_beside_the_cache(cache_copy, monkeypatch):
     monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
-    explorer = explorer_module.memory_explorer()
+    explorer = explorer_module.memory_explorer(recorded_routing_calls())
     assert explorer.calls == [] and list(explorer.customer.options) == [] and list(explorer.memories.options) == []
     assert explorer_module.NOTHING_RECORDED in explorer._repr_mimebundle_()["text/plain"]
 

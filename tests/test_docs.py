@@ -1,4 +1,4 @@
-"""scripts/build_docs.py (over memory_cookbook/tools/pages.py) builds readable pages that work offline: a page per
+"""scripts/build_docs.py (over tools/cookbook_tools/pages.py) builds readable pages that work offline: a page per
 notebook, titled by it, every local link and anchor resolving, nothing fetched from another host, llms.txt listing
 every Markdown page. The template, the renderers and the committed diagrams are tested on their own first (the quick
 loop); the whole site is built once per test session, into a temporary folder, by the slow tests."""
@@ -15,10 +15,10 @@ import nbformat
 import pytest
 from conftest import ROOT
 from test_published_figures import totals_line
-from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
-from memory_cookbook.tools import pages as pages_module
-from memory_cookbook.tools.pages import (DIAGRAMS, MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown,
+from cookbook_tools import pages as pages_module
+from cookbook_tools.pages import (DIAGRAMS, MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown,
                                          SiteLinks, build, diagram_file, diagram_sources, document_pages,
                                          draw_diagram, first_heading, first_sentences, github_id, markdown_page_text,
                                          notebook_paths, notebook_title, site_path)

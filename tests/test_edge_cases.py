@@ -18,7 +18,7 @@ from packaging.version import Version
 
 from memory_cookbook import cache_file, cache_miss, jev_request
 from memory_cookbook.stores import BudgetedStore, SqliteStore
-from memory_cookbook.tools import kit
+from cookbook_tools import kit
 
 # The classroom kit: which wheels each target installs, and the markers it evaluates
 

@@ -1,23 +1,21 @@
 """Generated files are honest: every module matches the notebooks' export cells, and recorded_requests.json matches a
 replay of the published run. Also the exporter's own rules, on small made-up notebooks."""
 
+import os
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import committed_entries, committed_requests
-from memory_cookbook.tools import export
-from memory_cookbook.tools.export import module_sources, stale_modules
-from memory_cookbook.tools.paths import RECORDED_REQUESTS_FILE
-from memory_cookbook.tools.recording import published_run_calls, requests_text
+from cookbook_tools import export
+from cookbook_tools.export import module_sources, stale_modules
+from cookbook_tools.paths import RECORDED_REQUESTS_FILE
+from cookbook_tools.recording import published_run_calls, requests_text
 
 
 def test_every_generated_module_matches_the_notebooks():
     assert stale_modules(module_sources()) == [], "stale module: run python scripts/export_module.py"
-
-
-def test_the_lesson_module_stays_small():
-    assert len(module_sources()["basic_memory"].splitlines()) < 240
 
 
 def test_recorded_requests_are_the_published_runs_requests(memory):
@@ -41,27 +39,101 @@ def notebook_of(tmp_path, *sources, name="01_made_up.ipynb"):
     return path
 
 
-def test_a_named_target_gets_its_own_module_and_imports_what_it_uses_from_the_lesson(tmp_path):
-    path = notebook_of(tmp_path, "#| export\nimport json\n\nTABLE = {}", "#| export shelf\ndef put(key):\n"
-                       "    TABLE[key] = json.dumps(key)", "print('not exported')")
+def cell_ids(path):
+    return [cell.id for cell in nbformat.read(path, as_version=4).cells]
+
+
+def test_a_named_target_gets_its_own_module_with_its_own_cells_imports(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nimport json\n\nTABLE = {}", "#| export shelf\nimport pickle\n\n\n"
+                       "def put(key):\n    return pickle.dumps(key)", "print('not exported')")
     sources = module_sources([path])
-    assert "def put" not in sources["basic_memory"] and "import json" not in sources["basic_memory"]
-    assert "import json\nfrom basic_memory import TABLE\n" in sources["shelf"]
+    assert "def put" not in sources["basic_memory"] and "import pickle" not in sources["basic_memory"]
+    assert "import json" not in sources["shelf"] and "import pickle\n" in sources["shelf"]
     assert "not exported" not in "".join(sources.values())
+
+
+def relative(path, target):
+    """The notebook as the generated file of `target` names it: relative to that file's folder."""
+    return Path(os.path.relpath(path, export.module_path(target).parent)).as_posix()
+
+
+def test_each_block_names_the_notebook_and_cell_it_came_from(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nA = 1", "#| export shelf\nB = 2")
+    sources, (lesson_cell, shelf_cell) = module_sources([path]), cell_ids(path)
+    assert f"\n# %% {relative(path, 'basic_memory')} {lesson_cell}\nA = 1\n" in sources["basic_memory"]
+    assert f"\n# %% {relative(path, 'shelf')} {shelf_cell}\nB = 2\n" in sources["shelf"]
+    assert "# %% 01_tickets.ipynb " in module_sources()["basic_memory"]  # the lesson sits beside the notebooks
+    assert "# %% ../notebooks/01_tickets.ipynb " in module_sources()["tables"]
+
+
+def test_an_import_another_modules_cell_wrote_is_not_borrowed(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nimport json\n\nA = json.dumps(1)", "#| export shelf\nB = json.dumps(2)")
+    with pytest.raises(export.ExportError, match=r"shelf.py uses 'json' \(01_made_up.ipynb cell .*\), which none"):
+        module_sources([path])
+
+
+def test_two_imports_of_one_name_stop_the_export_naming_both_cells(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nfrom json import loads\n\nA = loads('1')",
+                       "#| export\nfrom pickle import loads\n\nB = loads")
+    first, second = cell_ids(path)
+    with pytest.raises(export.ExportError, match=rf"'loads' is bound twice, by `from json import loads` in"
+                                                 rf" 01_made_up.ipynb cell {first} and by `from pickle import loads` in"
+                                                 rf" 01_made_up.ipynb cell {second}"):
+        module_sources([path])
+
+
+def test_another_targets_import_of_the_same_name_stays_in_its_own_module(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nfrom json import loads\n\nA = loads('1')",
+                       "#| export other\nfrom pickle import loads\n\nB = loads")
+    sources = module_sources([path])
+    assert "from json import loads\n" in sources["basic_memory"] and "pickle" not in sources["basic_memory"]
+    assert "from pickle import loads\n" in sources["other"] and "json" not in sources["other"]
+
+
+def test_the_same_import_in_two_cells_is_one_binding(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nimport json\n\nA = json.dumps(1)", "#| export\nimport json\n\nB = 2")
+    assert module_sources([path])["basic_memory"].count("import json\n") == 1
+
+
+def test_an_import_and_a_definition_of_one_name_stop_the_export(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nfrom json import loads\n\nA = loads", "#| export\ndef loads():\n    pass")
+    with pytest.raises(export.ExportError, match="'loads' is bound twice, by `from json import loads` in .* and by a"
+                                                 " definition in"):
+        module_sources([path])
+
+
+def test_a_name_two_modules_define_and_a_third_uses_stops_the_export(tmp_path):
+    path = notebook_of(tmp_path, "#| export one\nVALUE = 1", "#| export two\nVALUE = 2", "#| export three\nB = VALUE")
+    with pytest.raises(export.ExportError, match="three.py uses 'VALUE' .*which two modules define"):
+        module_sources([path])
+
+
+def test_a_runtime_module_never_imports_the_lesson(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nTABLE = {}", "#| export shelf\ndef put(key):\n    TABLE[key] = 1")
+    with pytest.raises(export.ExportError, match="shelf.py uses 'TABLE' .* from the lesson"):
+        module_sources([path])
+
+
+def test_a_runtime_module_imports_what_another_runtime_module_defines(tmp_path):
+    path = notebook_of(tmp_path, "#| export ledger\nLEDGER = []",
+                       "#| export shelf\ndef put(key):\n    LEDGER.append(key)")
+    assert "from memory_cookbook.ledger import LEDGER\n" in module_sources([path])["shelf"]
 
 
 def test_a_multi_line_parenthesised_import_is_merged_whole(tmp_path):
     cell = "#| export\nfrom typesafe_sdk import (Choice,\n    Noul)\n\nQUESTIONS = (Choice, Noul)"
-    text = module_sources([notebook_of(tmp_path, cell)])["basic_memory"]
-    assert text.endswith("from typesafe_sdk import Choice, Noul\n\n\n# 01_made_up.ipynb\nQUESTIONS = (Choice, Noul)\n")
+    path = notebook_of(tmp_path, cell)
+    text = module_sources([path])["basic_memory"]
+    assert text.endswith(f"from typesafe_sdk import Choice, Noul\n\n\n# %% {relative(path, 'basic_memory')}"
+                         f" {cell_ids(path)[0]}\nQUESTIONS = (Choice, Noul)\n")
 
 
 def test_a_name_no_cell_defines_is_an_error(tmp_path):
-    with pytest.raises(NameError, match=r"basic_memory.py uses \['MISSING'\]"):
+    with pytest.raises(export.ExportError, match=r"basic_memory.py uses 'MISSING'"):
         module_sources([notebook_of(tmp_path, "#| export\nVALUE = MISSING + 1")])
 
 
 def test_modules_that_would_import_each_other_are_an_error(tmp_path):
-    path = notebook_of(tmp_path, "#| export\nA = 1\n\n\ndef a():\n    return B", "#| export other\nB = A")
+    path = notebook_of(tmp_path, "#| export one\nA = 1\n\n\ndef a():\n    return B", "#| export other\nB = A")
     with pytest.raises(ImportError, match="would import each other"):
         module_sources([path])

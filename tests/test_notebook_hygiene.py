@@ -10,12 +10,13 @@ import sys
 import nbformat
 import pytest
 from conftest import ROOT, output_texts
-from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
 
 NOTEBOOKS = {path.name: nbformat.read(path, as_version=4) for path in [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]}
 PATHS = {path.name: path for path in [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]}
-CODE_FOLDERS = ("notebooks", "scripts", "tests", "memory_cookbook", "memory_cookbook/tools")
-LOCAL_MODULES = {path.stem for folder in CODE_FOLDERS for path in (ROOT / folder).glob("*.py")} | {"memory_cookbook"}
+CODE_FOLDERS = ("notebooks", "scripts", "tests", "memory_cookbook", "tools/cookbook_tools")
+LOCAL_MODULES = {path.stem for folder in CODE_FOLDERS for path in (ROOT / folder).glob("*.py")} | {
+    "memory_cookbook", "cookbook_tools"}
 
 
 def code_cells(notebook):
@@ -76,7 +77,7 @@ def all_imports():
 
 def pinned_requirements():
     lines = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
-    return [line for line in lines if line and line != "-e ."]  # the project itself, installed in place
+    return [line for line in lines if line and not line.startswith("-e ")]  # the project and its tools, in place
 
 
 def test_every_requirement_is_pinned_with_double_equals():

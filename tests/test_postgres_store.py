@@ -13,16 +13,15 @@ import pytest
 from memory_cookbook.app_servers import start_app_servers, stop_app_servers
 from conftest import run_earlier_tickets
 from memory_cookbook.postgres_store import DatabaseUnavailable, PostgresStore
-from memory_cookbook.published_run import replay_published_run
 
 PASSWORD = "not-the-right-one-7c1d"
 
 
 @pytest.mark.slow
 def test_the_published_run_sends_the_same_requests_with_postgres(memory, postgres_store):
-    with_dict = replay_published_run()
+    with_dict = memory.replay_published_run()
     memory.STORE = postgres_store
-    assert replay_published_run() == with_dict and len(with_dict) == 62  # each one a cache hit, or CacheMiss
+    assert memory.replay_published_run() == with_dict and len(with_dict) == 62  # each one a cache hit, or CacheMiss
 
 
 def table_files(store, server):

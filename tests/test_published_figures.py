@@ -6,7 +6,7 @@ import re
 from memory_cookbook import jev_request
 import nbformat
 from conftest import PLAYGROUND_LINK, ROOT, cache_keys, committed_entries, decoded_link, link_share, output_texts
-from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 from memory_cookbook.jev_request import questions_wire
 
 PUBLISHED = (ROOT / "tests" / "published_results.md").read_text()

@@ -1,4 +1,4 @@
-"""Re-recording (memory_cookbook/tools/recording.py, scripts/record_cache.py): the cache is replaced whole or not at
+"""Re-recording (tools/cookbook_tools/recording.py, scripts/record_cache.py): the cache is replaced whole or not at
 all, unused entries go only with --prune, and recorded_requests.json is rewritten beside the cache."""
 
 import contextlib
@@ -18,8 +18,8 @@ import pytest
 from memory_cookbook import replay
 from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, fake_jev,
                       request_call, requests_served)
-from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
-from memory_cookbook.tools.recording import arguments, record
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
+from cookbook_tools.recording import arguments, record
 
 PLAIN_CALL = "107f0ab117c2"  # plain routing of T-202 (call 27): only a table cell reads its answer
 UNUSED = "0" * 64

@@ -15,9 +15,9 @@ import pytest
 from memory_cookbook import replay
 from conftest import (CANARY_KEY, ROOT, cache_keys, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
-from memory_cookbook.tools import pytest_plugin
-from memory_cookbook.tools.links import answers_in_brief
-from memory_cookbook.tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
+from cookbook_tools import pytest_plugin
+from cookbook_tools.links import answers_in_brief
+from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
 SLOW_TEXT = "Dashboards have been really slow since this morning."
@@ -313,7 +313,7 @@ def test_the_suite_sets_a_developers_key_endpoint_and_cache_aside_before_nbval_s
 
 
 def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():
-    assert "-p memory_cookbook.tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
+    assert "-p cookbook_tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
 
 
 def test_truncated_cuts_long_json_to_its_width_with_an_ellipsis():

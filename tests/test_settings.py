@@ -6,7 +6,7 @@ import re
 
 import nbformat
 import pytest
-from memory_cookbook.tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS
 
 # What the notebooks and the teacher's guide invite readers to change.
 SETTINGS = {"REMEMBER_AT", "STORE"}

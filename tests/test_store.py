@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from memory_cookbook import replay
 from conftest import ROOT, copy_of_the_repository, run_earlier_tickets
-from memory_cookbook.tools.execution import execute
+from cookbook_tools.execution import execute
 from memory_cookbook.stores import BudgetedStore, SqliteStore
 
 NOTE = {"request": {"customer": {"id": "C-A"}, "ticket": {"id": "T-1"}}, "jev_answered": {"q": "a"}}

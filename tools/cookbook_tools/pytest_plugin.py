@@ -8,12 +8,14 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   stopped early (-x, Ctrl-C) before 07's last cell deletes it, and so is notebook 09's PostgreSQL server (stopped,
   its folder removed); COOKBOOK_DATABASE_URL is set aside too, so that 09 starts its own server, as committed;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
-  memory_cookbook/__pycache__ and memory_cookbook/tools/__pycache__, ignored by git, are written before the plugin
+  memory_cookbook/__pycache__ and tools/cookbook_tools/__pycache__, ignored by git, are written before the plugin
   runs, unless PYTHONDONTWRITEBYTECODE is set);
 - nbval runs the English notebooks only: a Chinese twin (NN_name.zh.ipynb) runs the English code word for word and
   commits the English outputs (tests/test_chinese_edition.py checks both), so the English run already reproduces
   its outputs; a twin named on the command line is still run;
-- notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook).
+- notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook);
+- tests marked `network` (the classroom kit's check, which downloads wheels) are skipped unless --run-network is
+  given: a plain `pytest` passes with no network at all, and the README's test command asks for them.
 """
 
 import os
@@ -21,7 +23,7 @@ import sys
 
 import pytest
 
-from memory_cookbook.tools.paths import NOTEBOOKS
+from cookbook_tools.paths import NOTEBOOKS
 
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
 # TYPESAFE_BASE_URL: typesafe-sdk's own name for the endpoint, read when TYPESAFE_ENDPOINT is not set.
@@ -31,6 +33,18 @@ NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative t
 NOTEBOOK_09_SERVER = NOTEBOOKS / "postgres_data"  # 09's SERVER_FOLDER
 DATABASES_BEFORE = set()  # the session removes only what it wrote
 SET_ASIDE = {}  # a developer's live settings, restored when the session ends
+
+
+RUN_NETWORK = "--run-network"
+
+
+def pytest_addoption(parser):
+    parser.addoption(RUN_NETWORK, action="store_true",
+                     help="also run the tests marked network (the classroom kit's download and offline install)")
+
+
+def network_asked(config):
+    return config.getoption(RUN_NETWORK)
 
 
 def pytest_configure():
@@ -54,10 +68,13 @@ def named_paths(config):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    offline = pytest.mark.skip(reason=f"needs the network: run pytest with {RUN_NETWORK}")
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
+        if "network" in item.keywords and not network_asked(config):
+            item.add_marker(offline)
 
 
 def pytest_unconfigure():

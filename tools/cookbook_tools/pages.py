@@ -8,7 +8,7 @@ own extension points:
 - templates/page.html.j2 and page.md.j2 extend nbconvert's lab and markdown templates: the blocks that load
   require.js, MathJax, mermaid and the widget manager from a CDN are empty, the page's CSS is a block, a widget
   shows its text, and a cell JupyterLab shows collapsed starts collapsed. (A Try it answer folds itself: its output
-  is HTML <details>, see notebooks/classroom.py.)
+  is HTML <details>, see memory_cookbook/folded.py.)
 - PageRenderer (HTML) and MarkdownPageRenderer (Markdown) are mistune renderers that point local links at the pages
   and put mermaid diagrams in as SVG; code spans and code blocks are left as they are. Each diagram is drawn once and
   its SVG committed in docs/diagrams/, named by a hash of its source (`scripts/build_docs.py --draw-diagrams` draws
@@ -35,7 +35,7 @@ from mistune.renderers.markdown import MarkdownRenderer
 from nbconvert import HTMLExporter, MarkdownExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DIAGRAMS = ROOT / "docs" / "diagrams"

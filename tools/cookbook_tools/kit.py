@@ -31,19 +31,19 @@ from packaging.tags import compatible_tags, cpython_tags, mac_platforms, platfor
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
-from memory_cookbook.tools import pages
-from memory_cookbook.tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_FILE, RECORDED_REQUESTS_FILE, ROOT
+from cookbook_tools import pages
+from cookbook_tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_FILE, RECORDED_REQUESTS_FILE, ROOT
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
 KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE, ROOT / "setup.cfg"]
 KIT_FOLDERS = [NOTEBOOKS, ROOT / "data", PACKAGE]
 README_TITLE = "The cookbook's classroom kit"
-# The sections of requirements.txt that students need: the cookbook, JupyterLab and this project (installed in place
-# from the kit's folder). The pages come built (site/), and the tests stay with the repository; mermaidx, which builds
-# the pages, has no wheel for Intel Macs at all.
-STUDENT_SECTIONS = ("# The cookbook", "# Notebook 09", "# Opening and running the notebooks", "# This project")
+# Students get the runtime dependencies and JupyterLab (student_requirements); mermaidx, which builds the pages, has
+# no wheel for Intel Macs at all, and the pages come built.
+STUDENT_EXTRA = "lab"  # pyproject.toml's extra for opening and running the notebooks
 THIS_PROJECT = "-e ."  # the line of requirements.txt that installs the project itself
+TOOLS_PROJECT = "-e ./tools"  # and its tools, which the kit leaves out
 # Published on PyPI as source only: built here once into a pure-Python wheel, so that nothing compiles in class.
 SOURCE_ONLY = {"lzstring"}
 THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -120,25 +120,23 @@ def targets(platforms, pythons):
 
 
 def student_requirements(path=REQUIREMENTS_FILE):
-    """The text of the kit's requirements.txt: the sections of `path` that students need (STUDENT_SECTIONS), comments
-    and pins as they are."""
-    kept, keeping, found = [], False, set()
-    for line in Path(path).read_text().splitlines():
-        if line.startswith("#"):
-            keeping = next((section for section in STUDENT_SECTIONS if line.startswith(section)), None)
-            found.add(keeping)
-        if keeping:
-            kept.append(line)
-    if not found.issuperset(STUDENT_SECTIONS):
-        raise KitError(f"{path} has no section {sorted(set(STUDENT_SECTIONS) - found)}: see kit.STUDENT_SECTIONS")
-    return "\n".join(kept) + "\n"
+    """The text of the kit's requirements.txt: the pinned lines of `path` (the lock) for what students need, the
+    runtime dependencies and the `lab` extra of pyproject.toml beside it, then this project itself (installed in
+    place from the kit's folder). The pages come built (site/), and the tests and tools stay with the repository."""
+    project = tomllib.loads((Path(path).parent / PROJECT_FILE.name).read_text())["project"]
+    needed = {canonicalize_name(Requirement(line).name)
+              for line in [*project["dependencies"], *project["optional-dependencies"][STUDENT_EXTRA]]}
+    pins = {canonicalize_name(requirement.name): str(requirement) for requirement in requirements(path)}
+    if needed - set(pins):
+        raise KitError(f"{path} pins no version of {sorted(needed - set(pins))}, which pyproject.toml declares")
+    return "\n".join([*(pins[name] for name in sorted(needed)), THIS_PROJECT]) + "\n"
 
 
 def requirements(path=REQUIREMENTS_FILE):
     """The requirements of a requirements file (comments and blank lines left out). The project's own line (-e .)
     stands for what building it needs: pyproject.toml's build-system requirements, beside the requirements file."""
     lines = [line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines()]
-    found = [Requirement(line) for line in lines if line and line != THIS_PROJECT]
+    found = [Requirement(line) for line in lines if line and line not in (THIS_PROJECT, TOOLS_PROJECT)]
     if THIS_PROJECT in lines:
         project = tomllib.loads((Path(path).parent / PROJECT_FILE.name).read_text())
         found += [Requirement(line) for line in project["build-system"]["requires"]]

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-from memory_cookbook.tools.paths import ROOT
+from cookbook_tools.paths import ROOT
 
 MUTANTS = ROOT / "mutants"
 STATUSES = ("survived", "no tests", "timeout", "suspicious", "segfault")  # what `mutmut results` lists, killed aside

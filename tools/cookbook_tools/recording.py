@@ -8,9 +8,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memory_cookbook import published_run
-from memory_cookbook.tools.execution import executed_with_calls
-from memory_cookbook.tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
+from memory_cookbook.locations import load_lesson
+from cookbook_tools.execution import executed_with_calls
+from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
 from memory_cookbook.cache_file import cache_text, check_cache_file, lock_for, write_atomically
 from memory_cookbook.recorded_requests import answer_digest, requests_path
 from memory_cookbook.jev_request import cache_key
@@ -41,7 +41,7 @@ def notebooks_to_record(names, prune=False):
 
 def published_run_calls():
     """The calls of the published run (notebook 08's `replay_published_run`), made in this process."""
-    return published_run.replay_published_run()
+    return load_lesson().replay_published_run()
 
 
 def notebook_calls(notebook_path):

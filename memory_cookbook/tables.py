@@ -1,9 +1,9 @@
-"""Generated from the notebooks' `#| export display` cells by scripts/export_module.py: do not edit."""
+"""Generated from the notebooks' `#| export tables` cells by scripts/export_module.py: do not edit."""
 
 from IPython.display import Markdown
 
 
-# 01_tickets.ipynb
+# %% ../notebooks/01_tickets.ipynb cell-6
 def markdown_table(header, rows):
     """Rows of cells as a Markdown table, for display in a notebook."""
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
@@ -11,7 +11,7 @@ def markdown_table(header, rows):
     return Markdown("\n".join(lines))
 
 
-# 04_wrapper.ipynb
+# %% ../notebooks/04_wrapper.ipynb cell-21
 def ledger_table(entries):
     """Ledger entries as a Markdown table."""
     def answers(entry):

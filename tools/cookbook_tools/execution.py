@@ -11,8 +11,8 @@ from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 from nbval.plugin import coalesce_streams
 
-from memory_cookbook.tools.export import module_sources, write_modules
-from memory_cookbook.tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
+from cookbook_tools.export import module_sources, write_modules
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
 # Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
 # defines ask itself) and from the module's.
