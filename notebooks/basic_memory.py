@@ -161,27 +161,30 @@ MEMORIES = defaultdict(list)
 
 
 class DictStore:
-    """The published store: MEMORIES, a dict of lists, gone when the kernel stops."""
+    """The published store: a dict of lists (by default a new one), gone when the kernel stops."""
+
+    def __init__(self, memories=None):
+        self.memories = defaultdict(list) if memories is None else memories
 
     def recall(self, customer):
-        return list(MEMORIES[customer])
+        return list(self.memories[customer])
 
     def save(self, customer, memory, p_remember, model):
-        MEMORIES[customer].append(memory)
+        self.memories[customer].append(memory)
 
     def forget_ticket(self, ticket):
-        for memories in MEMORIES.values():
+        for memories in self.memories.values():
             memories[:] = [memory for memory in memories if ticket_id(memory) != ticket]
 
     def forget_customer(self, customer):
-        MEMORIES.pop(customer, None)
+        self.memories.pop(customer, None)
         forget_entries(customer)
 
     def log(self, entry):
         """Nothing to do: the wrapper keeps the ledger in LEDGER, and a dict keeps nothing across kernels."""
 
 
-STORE = DictStore()
+STORE = DictStore(MEMORIES)  # the wrapper's store: the published MEMORIES dict
 
 
 def memory_ids(customer):
@@ -233,7 +236,11 @@ def ask_with_memory(state, questions):
 def start_from(*earlier_ticket_ids):
     """Forget the memories of every customer in CUSTOMERS (and, in a store that keeps a ledger, their entries), empty
     LEDGER, then send these earlier tickets through the wrapper, in order. A customer the data does not name keeps
-    what a store holds for them."""
+    what a store holds for them. An id that is not an earlier ticket's stops it before anything is forgotten."""
+    unknown = sorted(set(earlier_ticket_ids) - {ticket["id"] for ticket in EARLIER})
+    if unknown:
+        raise ValueError(f"start_from: {', '.join(unknown)} is not an earlier ticket; they are"
+                         f" {', '.join(ticket['id'] for ticket in EARLIER)}")
     for customer in CUSTOMERS:
         STORE.forget_customer(customer)
     LEDGER.clear()

@@ -25,8 +25,10 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-import basic_memory
 from memory_cookbook import postgres_store, stores
+from memory_cookbook.locations import load_lesson
+
+basic_memory = load_lesson()  # the lesson, by its path: this script does not run in notebooks/
 
 CUSTOMERS = 20
 MODEL = "bench"
@@ -48,10 +50,10 @@ def rows(per_customer):
 
 
 def filled_dict(per_customer):
-    basic_memory.MEMORIES.clear()
+    store = basic_memory.DictStore()
     for customer, _, request, answered, *_ in rows(per_customer):
-        basic_memory.MEMORIES[customer].append({"request": json.loads(request), "jev_answered": json.loads(answered)})
-    return basic_memory.DictStore()
+        store.memories[customer].append({"request": json.loads(request), "jev_answered": json.loads(answered)})
+    return store
 
 
 def filled_sqlite(folder, per_customer):

@@ -127,7 +127,7 @@ def memory(monkeypatch):
     configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
     monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
-    monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore())
+    monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore(basic_memory.MEMORIES))  # as published
     saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER)]
     for log, _ in saved:
         log.clear()

@@ -56,6 +56,15 @@ TICKET_DAMAGE = {
                                             r"has no field 'C-2210' in expected_team"),
     "null for a customer's expected teams": (json.dumps(TICKETS | {"expected_team": {
         **TICKETS["expected_team"], "C-1042": None}}), "has expected_team.C-1042 that is a null, not a JSON object"),
+    "null for an earlier ticket's text": (json.dumps(TICKETS | {"earlier_tickets": [
+        TICKETS["earlier_tickets"][0] | {"text": None}, *TICKETS["earlier_tickets"][1:]]}),
+        r"has earlier_tickets\[0\].text that is a null, not a string"),
+    "the later ticket ids missing": (json.dumps(without(TICKETS, "later_ticket_ids")),
+                                     "has no field 'later_ticket_ids' in the file"),
+    "a customer's later ticket ids missing": (json.dumps(without(TICKETS, "later_ticket_ids", "C-2210")),
+                                              "has no field 'C-2210' in later_ticket_ids"),
+    "a later message's ticket id missing": (json.dumps(without(TICKETS, "later_ticket_ids", "C-2210", "More seats")),
+                                            r"has no field 'More seats' in later_ticket_ids.C-2210"),
     "true for a message's text": (TICKETS_FILE.read_text().replace(
         '"text": "We\'d like to add 20 more seats before next quarter."', '"text": true'),
         r"has later_messages\[2\].text that is a boolean, not a string"),
@@ -155,6 +164,18 @@ def test_an_answer_edited_into_another_valid_answer_is_caught_when_the_cache_ope
     configure(monkeypatch, edited)
     with pytest.raises(cache_file.CacheError, match=r"the answer to questions \['team'\] about ticket T-201 .* is not"
                                                     r" the one recorded: it was edited. Restore the committed cache"):
+        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+
+
+def test_every_recorded_answer_is_checked_not_only_the_first(memory, monkeypatch, tmp_path):
+    entries = committed_entries()
+    key = REQUESTS[-1]["key"]  # the last answer the published run recorded
+    entries[key] = json.loads(json.dumps(entries[key]).replace("0.", "0.0", 1))  # still a valid answer
+    edited = tmp_path / CACHE_FILE.name
+    edited.write_text(cache_file.cache_text(entries))
+    (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
+    configure(monkeypatch, edited)
+    with pytest.raises(cache_file.CacheError, match=rf"\(entry {key[:12]}…\) is not the one recorded: it was edited"):
         memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
 
 

@@ -83,7 +83,8 @@ def test_forget_customer_removes_their_memories_and_ledger_entries_only(store, m
 def test_the_wrapper_sends_the_same_requests_whatever_the_store(store, memory):
     run_earlier_tickets(memory)
     with_this_store, memory.CALLS[:] = list(memory.CALLS), []
-    memory.STORE, memory.MEMORIES = memory.DictStore(), type(memory.MEMORIES)(list)  # the published store, empty
+    memory.MEMORIES = type(memory.MEMORIES)(list)
+    memory.STORE = memory.DictStore(memory.MEMORIES)  # the published store, empty
     run_earlier_tickets(memory)
     assert with_this_store == memory.CALLS
 

@@ -1,0 +1,58 @@
+"""What an off-script call says, word for word: each difference named, with what to do.
+Each was seen failing with a one-line bug planted in the code it guards."""
+
+import pytest
+
+from memory_cookbook import cache_miss, jev_request
+
+
+def compared(state, questions=None):
+    from conftest import committed_requests
+    import basic_memory
+
+    wire = jev_request.questions_wire(questions or basic_memory.ROUTE)
+    return cache_miss.compared_with_recorded("jev-1.13.0", state, wire, committed_requests())
+
+
+def test_an_edit_a_removed_and_an_added_field_are_named_with_what_to_do(memory):
+    state = memory.ticket_state(memory.EARLIER[0])
+    state["ticket"]["subject"] = "Slow café"
+    del state["ticket"]["received_on"]
+    state["ticket"]["urgent"] = True
+    assert compared(state) == [
+        "Edited since the recording (recorded → this request):",
+        '  ticket.received_on: "2026-08-04" → "(absent)"',
+        '  ticket.subject: "Adding an admin" → "Slow café"',
+        '  ticket.urgent: "(absent)" → true',
+        "An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and Run All Cells)"
+        " to go back to the recorded answers."]
+
+
+def test_other_memories_alone_are_named_with_what_to_do(memory):
+    state = memory.ticket_state(memory.EARLIER[0])
+    state[memory.MEMORY_KEY] = [{"request": memory.ticket_state(memory.EARLIER[3]), "jev_answered": {}}]
+    assert compared(state) == [
+        "Memories carried: recorded for T-101: none · this request: T-104.",
+        "Only the memories differ: cells probably ran out of order or twice. Kernel → Restart Kernel and Run All"
+        " Cells goes back to the recorded run."]
+
+
+def test_a_new_ticket_lists_the_tickets_that_were_asked_about(memory):
+    state = memory.ticket_state(memory.EARLIER[0])
+    state["ticket"]["id"] = "T-999"
+    assert compared(state) == [
+        "The published run asked ['team'] about tickets T-201, T-203, T-204, T-206, T-101, T-102, T-103, T-104, T-105,"
+        " T-202, T-205, never about T-999: a new ticket is a new request."]
+
+
+@pytest.mark.parametrize("edits, more", [(6, []), (7, ["  … and 1 more differences"])])
+def test_six_differences_are_listed_and_a_seventh_is_counted(memory, edits, more):
+    state = memory.ticket_state(memory.EARLIER[0])
+    state["ticket"].update({f"field_{number}": number for number in range(edits)})
+    lines = compared(state)
+    assert len(lines) == 1 + 6 + len(more) + 1 and lines[7:-1] == more
+
+
+def test_truncated_keeps_text_of_exactly_its_width_and_other_alphabets_as_they_are():
+    assert cache_miss.truncated("x" * 8, width=10) == '"xxxxxxxx"'
+    assert cache_miss.truncated("café 咖啡") == '"café 咖啡"'
