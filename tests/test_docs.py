@@ -18,10 +18,11 @@ from test_published_figures import totals_line
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 from cookbook_tools import pages as pages_module
-from cookbook_tools.pages import (DIAGRAMS, MarkdownPageRenderer, NotebookPage, PageRenderer, ParsedMarkdown,
-                                         SiteLinks, build, diagram_file, diagram_sources, document_pages,
-                                         draw_diagram, first_heading, first_sentences, github_id, markdown_page_text,
-                                         notebook_paths, notebook_title, site_path)
+from cookbook_tools.pages import (CHINESE_README, DIAGRAMS, README, MarkdownPageRenderer, NotebookPage,
+                                 PageRenderer, ParsedMarkdown, SiteLinks, build, diagram_file,
+                                 diagram_sources, document_pages, documents, draw_diagram, first_heading,
+                                 first_sentences, github_id, markdown_page_text, notebook_paths,
+                                 notebook_title, site_path)
 
 # Tags and CSS that make a browser fetch something: any of them pointing at another host breaks offline reading.
 FETCHES = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)="
@@ -118,12 +119,16 @@ def test_a_heading_gets_the_id_github_gives_it(heading, github):
     assert github_id(heading) == github
 
 
-def test_the_readme_page_has_every_in_page_anchor_it_links(tmp_path):
-    document_pages(ROOT / "README.md", tmp_path, "README")
-    page = (tmp_path / "index.html").read_text()
-    anchors = [target[1:] for target in HTML_LINK.findall(page) if target.startswith("#")]
-    assert "layout" in anchors  # "(see Layout)"
-    assert sorted(set(anchors) - set(HTML_ID.findall(page))) == []
+def test_each_document_page_has_every_in_page_anchor_it_links(tmp_path):
+    unresolved, linked = [], 0
+    for document in documents():
+        page = (tmp_path / site_path(document))
+        document_pages(document, tmp_path, document.name)
+        text = page.read_text()
+        anchors = [unquote(target[1:]) for target in HTML_LINK.findall(text) if target.startswith("#")]
+        linked += len(anchors)
+        unresolved += [f"{page.name} → #{anchor}" for anchor in sorted(set(anchors) - set(HTML_ID.findall(text)))]
+    assert linked and unresolved == []
 
 
 def test_a_repeated_heading_gets_the_next_free_id_as_on_github(tmp_path):
@@ -280,12 +285,6 @@ def test_the_chinese_teachers_guide_is_a_chinese_page_that_links_the_chinese_not
     assert len(english) >= 6 and notebooks == [target.replace(".html", ".zh.html") for target in english], notebooks
 
 
-def test_the_readme_links_the_chinese_guide_from_its_chinese_section():
-    readme = (ROOT / "README.md").read_text()
-    chinese_section = readme[readme.index("## 中文版"):readme.index("## Beyond the published cookbook")]
-    assert "](docs/teaching.zh.md)" in chinese_section
-
-
 @pytest.mark.slow
 def test_llms_txt_lists_the_chinese_guide_by_its_title_and_first_sentence(site):
     text = CHINESE_GUIDE.read_text()
@@ -295,10 +294,26 @@ def test_llms_txt_lists_the_chinese_guide_by_its_title_and_first_sentence(site):
 
 
 @pytest.mark.slow
-def test_llms_txt_describes_each_notebook_by_its_readme_row(site):
+def test_llms_txt_describes_each_notebook_by_its_row_in_the_readme_of_its_language(site):
     text = (site / "llms.txt").read_text()
-    entry = "(06_final_comparison.md): the result table, each answer linked to the playground"
-    assert entry in text
+    for readme in (README, CHINESE_README):
+        rows = ParsedMarkdown(readme.read_text()).linked_rows()
+        notebook_rows = {target: row for target, row in rows.items() if target.startswith("notebooks/")}
+        assert len(notebook_rows) == 9, readme.name
+        for target, row in notebook_rows.items():
+            page = site_path(ROOT / target).with_suffix(".md").as_posix()
+            assert re.search(rf"^- \[[^\]]+\]\({re.escape(page)}\): {re.escape(row)}$", text, re.M), target
+
+
+@pytest.mark.slow
+def test_every_document_has_an_html_and_a_markdown_page_in_its_language(site):
+    for document in documents():
+        page = site / site_path(document)
+        assert page.with_suffix(".md").is_file(), document.name
+        language = "zh" if document.name.endswith(".zh.md") else "en"
+        assert page.read_text().startswith(f'<!DOCTYPE html>\n<html lang="{language}">'), document.name
+    assert (site / "index.html").is_file() and (site / "index.zh.html").is_file()
+    assert (site / "LICENSE.txt").read_text() == (ROOT / "LICENSE").read_text()
 
 
 @pytest.mark.slow

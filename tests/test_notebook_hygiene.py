@@ -93,45 +93,6 @@ def test_every_imported_package_is_a_pinned_requirement():
     assert unlisted == {}
 
 
-def test_the_readme_opens_jupyterlab_at_the_repository_so_links_to_the_readme_resolve():
-    readme = (ROOT / "README.md").read_text()
-    commands = re.findall(r"jupyter lab [^\n`]*", readme)
-    assert commands and all(command.startswith("jupyter lab --notebook-dir=. notebooks/") for command in commands)
-
-
-def test_ci_runs_the_readme_test_command_word_for_word():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Test it", 1)[1]
-    command = re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
-    assert command.endswith("-m pytest")
-    assert command in (ROOT / ".ci" / "run").read_text().splitlines()
-
-
-def markdown_sources():
-    """(file, Markdown text) for every notebook's Markdown cells, the README and the docs."""
-    for name, path in PATHS.items():
-        yield path, "\n".join(cell.source for cell in NOTEBOOKS[name].cells if cell.cell_type == "markdown")
-    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]:
-        yield path, path.read_text()
-
-
-def test_every_relative_link_resolves():
-    broken = []
-    for path, text in markdown_sources():
-        for target in re.findall(r"\]\(([^)\s]+)\)", text):
-            if not re.match(r"[a-z]+:|#", target) and not (path.parent / target.split("#")[0]).exists():
-                broken.append(f"{path.relative_to(ROOT)} → {target}")
-    assert broken == []
-
-
-def test_the_readme_names_each_notebook_by_its_h1():
-    readme = (ROOT / "README.md").read_text()
-    for name, notebook in NOTEBOOKS.items():
-        h1 = next(line[2:] for cell in notebook.cells if cell.cell_type == "markdown"
-                  for line in cell.source.splitlines() if line.startswith("# "))
-        assert f"[{h1}](notebooks/{name})" in readme
-
-
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_a_heading_only_starts_a_markdown_cell(name):
     """One idea per cell: a section's heading opens its own cell, never ends the previous section's."""

@@ -5,6 +5,7 @@ import re
 
 from memory_cookbook import jev_request
 import nbformat
+import pytest
 from conftest import PLAYGROUND_LINK, ROOT, cache_keys, committed_entries, decoded_link, link_share, output_texts
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 from memory_cookbook.jev_request import questions_wire
@@ -75,8 +76,9 @@ def test_the_first_with_memory_link_is_published_call_25():
     assert link_share(link)["documentText"] == json.dumps(state, ensure_ascii=False)
 
 
-def test_the_readme_result_table_is_the_one_notebook_06_computes():
-    readme_rows = [line.replace("|---", "") for line in (ROOT / "README.md").read_text().splitlines()
+@pytest.mark.parametrize("readme", ["README.md", "README.zh.md"])
+def test_the_readmes_result_table_is_the_one_notebook_06_computes(readme):
+    readme_rows = [line.replace("|---", "") for line in (ROOT / readme).read_text().splitlines()
                    if line.startswith("| C-")]
     assert len(readme_rows) == 6
     assert [row for row in readme_rows if row not in committed_output_text()] == []

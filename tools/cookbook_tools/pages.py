@@ -1,8 +1,9 @@
 """The cookbook's pages, built from the committed notebooks for reading offline: no re-execution, no network.
 
 For every notebook (the Chinese edition too): an HTML page and a Markdown page (prose, code, text outputs, images
-beside it). Beside them: index.html from the README, the teacher's guide in English and in Chinese, and llms.txt,
-an index of the Markdown pages for people and agents (https://llmstxt.org). It rests on nbconvert's and mistune's
+beside it). Beside them: a page for each of the project's Markdown documents (index.html from the README,
+index.zh.html from README.zh.md, CONTRIBUTING and every page of docs/), the LICENSE as LICENSE.txt, and llms.txt, an
+index of the Markdown pages for people and agents (https://llmstxt.org). It rests on nbconvert's and mistune's
 own extension points:
 
 - templates/page.html.j2 and page.md.j2 extend nbconvert's lab and markdown templates: the blocks that load
@@ -14,7 +15,7 @@ own extension points:
   its SVG committed in docs/diagrams/, named by a hash of its source (`scripts/build_docs.py --draw-diagrams` draws
   them with mermaidx, mermaid.js in an embedded JavaScript engine: about a second a diagram).
 - One HTML and one Markdown exporter serve every notebook of a build: each template is compiled once.
-- The README's and the guides' headings get GitHub's ids (`#layout`), the ones their links are written for; a
+- The documents' headings get GitHub's ids (`#layout`), the ones their links are written for; a
   notebook's headings keep JupyterLab's (`#Setup`), and its page is titled by its H1.
 """
 
@@ -39,7 +40,15 @@ from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, ROOT
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DIAGRAMS = ROOT / "docs" / "diagrams"
-GUIDES = [ROOT / "docs" / "teaching.md", ROOT / "docs" / "teaching.zh.md"]
+README, CHINESE_README = ROOT / "README.md", ROOT / "README.zh.md"
+LICENSE = ROOT / "LICENSE"
+
+
+def documents():
+    """The project's Markdown documents that get a page: the two READMEs, CONTRIBUTING, and every page of docs/."""
+    return [README, CHINESE_README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
 MARKDOWN_PLUGINS = ["strikethrough", "table"]
 PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
   color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
@@ -66,11 +75,15 @@ def site_path(repo_path):
     if not resolved.is_relative_to(ROOT):
         return None
     relative = resolved.relative_to(ROOT)
-    if relative == Path("README.md"):
+    if resolved == README:
         return Path("index.html")
+    if resolved == CHINESE_README:
+        return Path("index.zh.html")
+    if resolved == LICENSE:
+        return Path("LICENSE.txt")
     if relative.suffix == ".ipynb" and relative.parts[0] == "notebooks":
         return Path(*relative.parts[1:]).with_suffix(".html")
-    if resolved in [guide.resolve() for guide in GUIDES]:
+    if resolved in [document.resolve() for document in documents()]:
         return Path(relative.name).with_suffix(".html")
     if relative.parts[0] == "notebooks" and repo_path.is_file():
         return Path(*relative.parts[1:])  # a module beside the notebooks, copied as it is
@@ -98,9 +111,9 @@ class SiteLinks:
         target_site = site_path(repo_path)
         if target_site is None:
             return target
-        if repo_path.is_file() and repo_path.suffix not in (".ipynb", ".md"):
+        if repo_path.is_file() and repo_path.suffix not in (".ipynb", ".md"):  # a module, the LICENSE
             self.files.add(repo_path)
-        if self.markdown_pages and target_site.suffix == ".html" and target_site.name != "index.html":
+        if self.markdown_pages and target_site.suffix == ".html" and target_site != Path("index.html"):
             target_site = target_site.with_suffix(".md")
             if anchor and repo_path.suffix == ".ipynb":
                 anchor = github_id(unquote(anchor))  # a Markdown reader ids a heading as GitHub does
@@ -126,8 +139,8 @@ def draw_diagram(source):
 
 
 def diagram_sources():
-    """The source of every mermaid diagram the pages show: in the README, the guides and the notebooks."""
-    texts = [path.read_text() for path in [ROOT / "README.md", *GUIDES]]
+    """The source of every mermaid diagram the pages show: in the documents and the notebooks."""
+    texts = [path.read_text() for path in documents()]
     # The notebooks' JSON as it is (nbformat's validation would double this quick-loop check's time); only a text
     # that names mermaid is parsed.
     texts += ["".join(cell["source"]) for path in notebook_paths() for cell in json.loads(path.read_text())["cells"]
@@ -263,8 +276,8 @@ def notebook_pages(notebook_path, out, html_exporter, markdown_exporter):
 
 
 def document_pages(source, out, title):
-    """A Markdown file of the repository (the README, a guide) as an HTML page, and as Markdown beside it; return the
-    files it links to."""
+    """A Markdown document of the repository (a README, a page of docs/) as an HTML page, and as Markdown beside it;
+    return the files it links to."""
     page = site_path(source)
     text = source.read_text()
     html_links, markdown_links = SiteLinks(source, page), SiteLinks(source, page, markdown_pages=True)
@@ -278,7 +291,7 @@ def document_pages(source, out, title):
 
 
 def page_language(source):
-    """The language of a document's page: Chinese for a NAME.zh.md file, else English (the README holds both)."""
+    """The language of a document's page: Chinese for a NAME.zh.md file, else English."""
     return "zh" if source.name.endswith(".zh.md") else "en"
 
 
@@ -317,7 +330,10 @@ class ParsedMarkdown:
         return "".join(token.get("raw", "") for token in iter_tokens(self.tokens) if "children" not in token)
 
     def first_paragraph(self):
-        return self.markdown(next(token for token in self.tokens if token["type"] == "paragraph")["children"])
+        """The first paragraph that is more than links (a README opens with a link to its other language)."""
+        return self.markdown(next(token for token in self.tokens if token["type"] == "paragraph" and any(
+            child["type"] not in ("link", "softbreak") and child.get("raw", "").strip()
+            for child in token["children"]))["children"])
 
     def linked_rows(self):
         """{the link of a row's first cell: the row's second cell} over every table body."""
@@ -328,7 +344,7 @@ class ParsedMarkdown:
 
 
 def summary(notebook_path, readme):
-    """The notebook's H1, and what it builds: its row in the README's notebook tables, or else the first sentence of
+    """The notebook's H1, and what it builds: its row in the READMEs' notebook tables, or else the first sentence of
     its goal paragraph."""
     first = nbformat.read(notebook_path, as_version=4).cells[0].source
     row = readme.linked_rows().get(f"notebooks/{notebook_path.name}")
@@ -337,15 +353,16 @@ def summary(notebook_path, readme):
 
 def llms_txt(notebooks):
     """llms.txt (https://llmstxt.org): the README's title and opening, then every Markdown page with what it holds."""
-    readme_text = (ROOT / "README.md").read_text()
+    readme_text = README.read_text()
     readme = ParsedMarkdown(readme_text)
+    rows = ParsedMarkdown(f"{readme_text}\n\n{CHINESE_README.read_text()}")
     lines = [f"# {first_heading(readme_text)}", "", f"> {first_sentences(readme.first_paragraph(), 2)}", ""]
     chinese = [path for path in notebooks if path.name.endswith(".zh.ipynb")]
     for heading, paths in (("Notebooks", [path for path in notebooks if path not in chinese]),
                            ("Chinese edition (中文版)", chinese)):
         lines += [f"## {heading}", "", *(f"- [{title}]({site_path(path).with_suffix('.md').as_posix()}): {goal}"
-                                         for path in paths for title, goal in [summary(path, readme)]), ""]
-    guides = [(ROOT / "README.md", readme_text), *((guide, guide.read_text()) for guide in GUIDES)]
+                                         for path in paths for title, goal in [summary(path, rows)]), ""]
+    guides = [(path, path.read_text()) for path in documents()]
     lines += ["## Guides", "", *(f"- [{first_heading(text)}]({site_path(path).with_suffix('.md').as_posix()}): "
                                  f"{first_sentences(ParsedMarkdown(text).first_paragraph())}" for path, text in guides)]
     return "\n".join(lines) + "\n"
@@ -359,7 +376,7 @@ def build(out):
     html_exporter, markdown_exporter = NotebookPage(), NotebookMarkdownPage()
     for path in notebooks:
         copies |= notebook_pages(path, out, html_exporter, markdown_exporter)
-    for document in [ROOT / "README.md", *GUIDES]:
+    for document in documents():
         copies |= document_pages(document, out, first_heading(document.read_text()))
     for path in copies:
         (out / site_path(path)).parent.mkdir(parents=True, exist_ok=True)

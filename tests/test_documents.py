@@ -1,0 +1,95 @@
+"""The project's Markdown documents (the two READMEs, CONTRIBUTING, docs/): their commands are the ones CI and the
+classroom kit run, their links resolve, and the READMEs name every notebook. Nothing here compares prose."""
+
+import re
+
+import nbformat
+import pytest
+from conftest import ROOT
+from cookbook_tools import kit
+from cookbook_tools.pages import CHINESE_README, README, ParsedMarkdown, documents
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
+
+READMES = {README: ENGLISH_NOTEBOOKS, CHINESE_README: CHINESE_NOTEBOOKS}
+
+
+def code_lines(path, language):
+    """The lines of a document's code blocks in `language` (bash, bat)."""
+    blocks = re.findall(rf"^```{language}\n(.*?)^```", path.read_text(), re.S | re.M)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def test_the_documents_include_both_readmes_contributing_and_every_page_of_docs():
+    assert set(documents()) == {README, CHINESE_README, ROOT / "CONTRIBUTING.md", *(ROOT / "docs").glob("*.md")}
+    assert all(path.is_file() for path in documents())
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda path: path.name)
+def test_ci_runs_the_readmes_test_command_word_for_word(readme):
+    """The test command is the one line of a README that runs pytest; .ci/run runs that very line."""
+    commands = [line for line in code_lines(readme, "bash") if " -m pytest" in line]
+    assert len(commands) == 1, commands
+    assert commands[0].startswith("python3 -m venv .venv && .venv/bin/pip install -r requirements.txt && ")
+    assert commands[0] in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+@pytest.mark.parametrize("readme, language, system", [(readme, language, system) for readme in READMES
+                                                       for language, system in (("bash", "posix"), ("bat", "windows"))],
+                         ids=lambda value: getattr(value, "name", value))
+def test_the_readmes_run_command_sets_up_and_opens_the_notebook_the_classroom_kit_opens(readme, language, system):
+    """One run command per system; after setting up, it starts JupyterLab as the kit's README.txt tells students to
+    (the Chinese README on the Chinese 01)."""
+    commands = [line for line in code_lines(readme, language) if "jupyter lab" in line]
+    assert len(commands) == 1, commands
+    *setup, start = commands[0].split(" && ")
+    assert setup and all("--no-index" not in step for step in setup)
+    kit_start = kit.student_commands(system, ["3.12"])[1]
+    if readme == CHINESE_README:
+        kit_start = kit_start.replace("01_tickets.ipynb", "01_tickets.zh.ipynb")
+    assert start == kit_start
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda path: path.name)
+def test_each_readme_links_the_other_before_its_first_section(readme):
+    other = next(path for path in READMES if path != readme)
+    top = readme.read_text().split("\n## ", 1)[0]
+    assert f"]({other.name})" in top
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda path: path.name)
+def test_each_readme_lists_every_notebook_of_its_language_by_its_h1(readme):
+    rows = ParsedMarkdown(readme.read_text()).linked_rows()
+    notebooks = [f"notebooks/{path.name}" for path in READMES[readme]]
+    assert [target for target in rows if target.startswith("notebooks/")] == notebooks
+    text = readme.read_text()
+    for path in READMES[readme]:
+        h1 = nbformat.read(path, as_version=4).cells[0].source.splitlines()[0].removeprefix("# ")
+        assert f"[{h1}](notebooks/{path.name})" in text
+
+
+def markdown_sources():
+    """(file, Markdown text) for every notebook's Markdown cells and every document."""
+    for path in [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]:
+        notebook = nbformat.read(path, as_version=4)
+        yield path, "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    for path in documents():
+        yield path, path.read_text()
+
+
+def local_links(text):
+    return [target for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S))
+            if not re.match(r"[a-z]+:|#", target)]
+
+
+def test_every_relative_link_resolves():
+    broken = [f"{path.relative_to(ROOT)} → {target}" for path, text in markdown_sources()
+              for target in local_links(text) if not (path.parent / target.split("#")[0]).exists()]
+    assert broken == []
+
+
+def test_the_readmes_link_every_maintainers_page_the_license_and_contributing():
+    """Every page of docs/ is reachable from the English front door, and so are LICENSE and CONTRIBUTING.md."""
+    linked = {(README.parent / target.split("#")[0]).resolve() for target in local_links(README.read_text())}
+    wanted = {path.resolve() for path in [*(ROOT / "docs").glob("*.md"), ROOT / "LICENSE", ROOT / "CONTRIBUTING.md"]
+              if not path.name.endswith(".zh.md")}
+    assert sorted(str(path.relative_to(ROOT)) for path in wanted - linked) == []
