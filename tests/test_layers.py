@@ -147,7 +147,9 @@ def test_the_suite_gets_the_committed_lesson_not_the_decoy(decoy_python):
     probe = ROOT / "tests" / f"test_decoy_probe_{os.getpid()}.py"  # removed below; named per process
     probe.write_text("import basic_memory\n\n\ndef test_lesson():\n    print(basic_memory.__file__)\n")
     try:
-        result = subprocess.run([decoy_python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", str(probe)],
+        # pytest.ini's pythonpath is what puts notebooks/ first; its addopts (nbval, the plugin) are not needed here
+        result = subprocess.run([decoy_python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-o", "addopts=",
+                                 str(probe)],
                                 cwd=ROOT, capture_output=True, text=True, timeout=120)
     finally:
         probe.unlink()
