@@ -104,7 +104,9 @@ def compared_with_recorded(model, state, questions, requests):
         lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."
                      " Kernel → Restart Kernel and Run All Cells goes back to the recorded run.")
     elif mine not in sets and not found:
-        lines.append("Only the memories differ: cells probably ran out of order or twice. Kernel → Restart Kernel and"
+        lines.append("Only the memories differ. Either a setting changed what was saved before this call (such as"
+                     " the gate's threshold, basic_memory.REMEMBER_AT, set outside the range the recorded answers"
+                     " cover), or cells ran out of order or twice. Undo the setting, then Kernel → Restart Kernel and"
                      " Run All Cells goes back to the recorded run.")
     elif found:
         lines.append("An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and"

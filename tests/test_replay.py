@@ -20,6 +20,7 @@ from cookbook_tools.links import answers_in_brief
 from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
+SETTING_OR_ORDER = ("Only the memories differ", "basic_memory.REMEMBER_AT", "ran out of order or twice")
 SLOW_TEXT = "Dashboards have been really slow since this morning."
 
 
@@ -148,7 +149,14 @@ def test_memories_out_of_order_are_named_against_every_recorded_set(memory):
     memory.STORE.forget_ticket("T-101")  # C-1042 keeps T-105 alone: never recorded with a later message
     message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
     assert "Memories carried: recorded for T-201: none; T-101; T-101, T-105 · this request: T-105." in message
-    assert "Only the memories differ: cells probably ran out of order or twice" in message
+    assert all(cause in message for cause in SETTING_OR_ORDER)
+
+
+def test_a_threshold_outside_the_recorded_range_is_named_as_a_cause_of_the_miss(memory, monkeypatch):
+    monkeypatch.setattr(memory, "REMEMBER_AT", 0.95)  # above every recorded P(remember): T-101 (0.91) is not saved
+    message = miss(memory.start_from, "T-101", "T-103")
+    assert "Memories carried: recorded for T-103: T-101 · this request: none." in message
+    assert all(cause in message for cause in SETTING_OR_ORDER)
 
 
 def test_an_edited_memory_names_the_memory_and_the_field(memory):

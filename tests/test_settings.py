@@ -34,25 +34,36 @@ def test_no_notebook_imports_a_setting_from_the_lesson_by_name(path):
     assert imported & SETTINGS == set()
 
 
+def run_04(namespace, cells):
+    for source in cells:
+        exec(compile(source, str(WRAPPER_NOTEBOOK), "exec"), namespace)  # noqa: S102 - the notebook's own code
+
+
 @pytest.fixture
 def notebook_04(memory):
     """Notebook 04's code cells run top to bottom in one namespace, as a kernel would, over the committed cache."""
     namespace = {}
-    for source in code_cells(WRAPPER_NOTEBOOK):
-        exec(compile(source, str(WRAPPER_NOTEBOOK), "exec"), namespace)  # noqa: S102 - the notebook's own code
+    run_04(namespace, code_cells(WRAPPER_NOTEBOOK))
     return namespace
 
 
-def test_the_threshold_set_as_04_says_reaches_its_wrapper(notebook_04, memory, monkeypatch):
-    change = said_in_markdown(WRAPPER_NOTEBOOK, r"basic_memory\.REMEMBER_AT = 0\.95")
+def test_the_threshold_04_proposes_reaches_its_wrapper_and_every_later_cell_still_replays(memory, monkeypatch):
+    """The change, made where 04's Markdown gives it, then the rest of 04: every call must still be in the cache."""
+    cells = nbformat.read(WRAPPER_NOTEBOOK, as_version=4).cells
+    change = said_in_markdown(WRAPPER_NOTEBOOK, r"basic_memory\.REMEMBER_AT = [0-9.]+")
+    given_in = next(index for index, cell in enumerate(cells) if cell.cell_type == "markdown" and change in cell.source)
     monkeypatch.setattr(memory, "REMEMBER_AT", memory.REMEMBER_AT)  # put back afterwards
-    exec("import basic_memory\n" + change, notebook_04)  # noqa: S102
-    notebook_04["start_from"]("T-101")  # the gate's P(remember) for T-101 is 0.91: not saved at 0.95
-    assert notebook_04["memory_ids"]("C-1042") == [] and notebook_04["LEDGER"][-1]["saved"] is False
+    namespace = {}
+    run_04(namespace, [cell.source for cell in cells[:given_in] if cell.cell_type == "code"])
+    exec("import basic_memory\n" + change, namespace)  # noqa: S102
+    run_04(namespace, [cell.source for cell in cells[given_in:] if cell.cell_type == "code"])  # a CacheMiss fails
+    threshold = float(change.split("=")[1])
+    assert namespace["remember_threshold"]() == threshold != 0.5
+    assert namespace["remembers"](threshold) and not namespace["remembers"](threshold - 0.01)
 
 
 def test_a_plain_assignment_in_a_notebook_is_not_the_setting(notebook_04, memory):
-    exec("REMEMBER_AT = 0.95", notebook_04)  # noqa: S102 - what 04 warns against: a new name nothing reads
+    exec("REMEMBER_AT = 0.95", notebook_04)  # noqa: S102 - a new name in the notebook, which nothing reads
     notebook_04["start_from"]("T-101")
     assert memory.REMEMBER_AT == 0.5 and notebook_04["memory_ids"]("C-1042") == ["T-101"]
 
