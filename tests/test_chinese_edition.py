@@ -123,6 +123,18 @@ def test_changing_an_english_code_cell_then_syncing_updates_its_chinese_twin(tmp
     assert chinese_edition.check(folder) == []
 
 
+def test_moving_an_english_cell_makes_the_check_name_the_chinese_notebook_out_of_order(tmp_path):
+    folder = copy_of(tmp_path, "03_gate")
+    english = read(folder / "03_gate.ipynb")
+    english.cells[6], english.cells[8] = english.cells[8], english.cells[6]
+    write(english, folder / "03_gate.ipynb")
+    problems = chinese_edition.check(folder)
+    assert len(problems) == 1 and "out of order" in problems[0].what, problems
+    chinese_edition.sync(folder, report=lambda line: None)
+    assert [cell.id for cell in read(folder / "03_gate.zh.ipynb").cells if cell.cell_type == "code"] == \
+           [cell.id for cell in english.cells if cell.cell_type == "code"]
+
+
 def test_changing_an_english_markdown_cell_makes_the_check_name_its_chinese_cell(tmp_path, capsys):
     folder = copy_of(tmp_path, "03_gate")
     english = read(folder / "03_gate.ipynb")
@@ -138,7 +150,8 @@ def test_changing_an_english_markdown_cell_makes_the_check_name_its_chinese_cell
 
     chinese_edition.main(["--notebooks", str(folder)])  # the sync keeps the translation; the check still names it
     assert [problem.cell for problem in chinese_edition.check(folder)] == [chinese_cell.id]
-    assert chinese_edition.main(["--notebooks", str(folder), "--translated", f"03_gate.zh.ipynb:{chinese_cell.id}"]) == 0
+    retranslated = f"03_gate.zh.ipynb:{chinese_cell.id}"
+    assert chinese_edition.main(["--notebooks", str(folder), "--translated", retranslated]) == 0
     assert chinese_edition.check(folder) == []
 
 
@@ -185,16 +198,21 @@ def test_stable_ids_are_given_once_and_a_cell_inserted_later_changes_no_other_id
 
 
 def test_a_twin_mirrored_by_hand_is_adopted_cell_for_cell(tmp_path):
-    """What the lead runs on a twin edited by hand (positional ids, no translation metadata): the result is the
-    committed twin, byte for byte."""
+    """What the lead runs on a twin edited by hand (positional ids, no translation metadata): the English notebook
+    comes out as committed, and the twin too but for the ids of its Markdown cells (derived from their text now)."""
     folder = copy_of(tmp_path, "02_routing")
     for name in ("02_routing.ipynb", "02_routing.zh.ipynb"):
         write(positional(read(folder / name)), folder / name)
     assert chinese_edition.check(folder)  # positional ids are named
 
     assert chinese_edition.main(["--notebooks", str(folder), "--adopt", "02_routing.zh.ipynb"]) == 0
-    for name in ("02_routing.ipynb", "02_routing.zh.ipynb"):
-        assert (folder / name).read_text() == (NOTEBOOKS / name).read_text(), name
+    assert (folder / "02_routing.ipynb").read_text() == (NOTEBOOKS / "02_routing.ipynb").read_text()
+    adopted, committed = (read(path / "02_routing.zh.ipynb") for path in (folder, NOTEBOOKS))
+    for cell in [*adopted.cells, *committed.cells]:
+        if cell.cell_type == "markdown":
+            del cell["id"]
+    assert adopted == committed
+    assert chinese_edition.check(folder) == []
 
 
 def test_a_chinese_markdown_cell_without_its_translation_record_stops_the_sync(tmp_path):

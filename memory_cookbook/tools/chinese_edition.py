@@ -238,15 +238,18 @@ class Edition:
         if not self.chinese_path.exists():
             self.problem("-", f"missing: `{COMMAND}` writes it")
             return
-        for index, cell in enumerate(synced.cells):
+        for cell in synced.cells:
             was = committed.get(cell.get("id"))
             if was != cell:
                 twin = "its code or outputs differ from the English" if cell.cell_type != "markdown" else "differs"
                 self.problem(cell.get("id"), f"out of date ({twin if was else 'missing'}): `{COMMAND}` rewrites it")
-            elif self.chinese.cells.index(was) != index:
-                self.problem(cell.get("id"), f"out of order (the English order puts it at #{index}): `{COMMAND}`"
-                             " rewrites the notebook")
         synced_ids = {cell.get("id") for cell in synced.cells}
+        orders = [[cell.get("id") for cell in cells if cell.get("id") in committed.keys() & synced_ids]
+                  for cells in (self.chinese.cells, synced.cells)]
+        if orders[0] != orders[1]:
+            first = next(synced_id for synced_id, was in zip(*orders, strict=True) if synced_id != was)
+            self.problem(first, f"out of order from here on (the English order differs): `{COMMAND}` rewrites the"
+                         " notebook")
         for cell_id in committed.keys() - synced_ids:
             self.problem(cell_id, f"not in the English notebook: `{COMMAND}` removes it")
         if synced.metadata != self.chinese.metadata or \
@@ -260,8 +263,7 @@ def check(folder=NOTEBOOKS):
     for english_path in english_notebooks(folder):
         edition = Edition(english_path)
         edition.id_problems()
-        if not edition.problems:
-            edition.out_of_date(edition.synced())
+        edition.out_of_date(edition.synced())
         problems += edition.problems
     return problems
 
@@ -283,9 +285,9 @@ def sync(folder=NOTEBOOKS, names=None, report=print):
         if fatal:
             raise SyncError("\n".join(map(str, fatal)))
         if write(edition.english, english_path):
-            report(f"{english_path.name}: {len(renamed)} cells given stable ids")
+            report(f"{english_path.name}: written (cells given stable ids: {len(renamed)})")
         if write(synced, edition.chinese_path):
-            report(f"{edition.name}: written ({len(renamed_chinese)} Markdown cells given stable ids)")
+            report(f"{edition.name}: written (Markdown cells given stable ids: {len(renamed_chinese)})")
         for notice in edition.notices:
             report(notice)
         problems += edition.problems
@@ -360,7 +362,7 @@ def main(argv=None):
             for problem in problems:
                 print(problem)
             if problems:
-                print(f"{len(problems)} cells of the Chinese edition need work: see above", file=sys.stderr)
+                print(f"the Chinese edition is out of date: {len(problems)} problems above", file=sys.stderr)
                 return 1
             print(f"the Chinese edition is in sync with the {len(english_notebooks(folder))} English notebooks")
             return 0
