@@ -8,7 +8,7 @@ from memory_cookbook.locations import load_lesson
 from memory_cookbook.postgres_store import PostgresStore
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-19
+# %% ../notebooks/09_many_app_servers.ipynb 34768ba9
 URL_VARIABLE, SCHEMA_VARIABLE = "APP_SERVER_DATABASE_URL", "APP_SERVER_SCHEMA"
 
 
@@ -49,7 +49,7 @@ def handle(memory, do, ticket=None, customer=None, subject=None, count=None):
     raise ValueError(f"unknown command {do!r}")
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-20
+# %% ../notebooks/09_many_app_servers.ipynb f078fcdf
 class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both."""
 

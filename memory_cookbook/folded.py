@@ -5,10 +5,18 @@ tested in tests/test_classroom.py."""
 import contextlib
 import html
 import io
+import os
 
 from IPython.display import display
 
 SUMMARY = "Show the answer"
+CHINESE_SUMMARY = "显示答案"  # the Chinese edition's label (scripts/sync_chinese.py puts it in the committed outputs)
+
+
+def summary():
+    """The label in the reader's language: JupyterLab's server names a kernel's notebook in JPY_SESSION_NAME, and the
+    Chinese edition's notebooks end in .zh.ipynb (so that Run All then Save in one leaves its outputs as committed)."""
+    return CHINESE_SUMMARY if os.environ.get("JPY_SESSION_NAME", "").endswith(".zh.ipynb") else SUMMARY
 
 
 class FoldedAnswer:
@@ -18,7 +26,7 @@ class FoldedAnswer:
         self.text = text
 
     def _repr_html_(self):
-        return f"<details><summary>{SUMMARY}</summary><pre>{html.escape(self.text)}</pre></details>"
+        return f"<details><summary>{summary()}</summary><pre>{html.escape(self.text)}</pre></details>"
 
     def __repr__(self):
         return self.text

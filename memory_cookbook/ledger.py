@@ -4,7 +4,7 @@ from memory_cookbook.jev_request import ticket_id
 from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 
-# %% ../notebooks/04_wrapper.ipynb cell-19
+# %% ../notebooks/04_wrapper.ipynb 1e71201c
 LEDGER = []
 
 

@@ -15,7 +15,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from urllib.parse import urlsplit
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-6
+# %% ../notebooks/09_many_app_servers.ipynb 3cdf40a4
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 
 
@@ -93,7 +93,7 @@ def memory_database(folder):
     return STARTED[folder].url, STARTED[folder]
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-8
+# %% ../notebooks/09_many_app_servers.ipynb 873d2e08
 class DatabaseUnavailable(RuntimeError):
     """The memory database cannot be reached or refused the connection."""
 
@@ -113,7 +113,7 @@ def unavailable_as_error(url):
         ) from None
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-12
+# %% ../notebooks/09_many_app_servers.ipynb 0ce72fd9
 TABLES = """
 CREATE SCHEMA IF NOT EXISTS {schema};
 CREATE TABLE IF NOT EXISTS {schema}.memories (
@@ -135,7 +135,7 @@ CREATE TABLE IF NOT EXISTS {schema}.ledger (
 """
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-14
+# %% ../notebooks/09_many_app_servers.ipynb c016f4f1
 class PostgresStore:
     """Memories and the ledger in PostgreSQL: shared by every process, on any machine, that has the URL."""
 

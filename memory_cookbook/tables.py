@@ -3,7 +3,7 @@
 from IPython.display import Markdown
 
 
-# %% ../notebooks/01_tickets.ipynb cell-6
+# %% ../notebooks/01_tickets.ipynb 849ee1cb
 def markdown_table(header, rows):
     """Rows of cells as a Markdown table, for display in a notebook."""
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
@@ -11,7 +11,7 @@ def markdown_table(header, rows):
     return Markdown("\n".join(lines))
 
 
-# %% ../notebooks/04_wrapper.ipynb cell-21
+# %% ../notebooks/04_wrapper.ipynb ee82d52e
 def ledger_table(entries):
     """Ledger entries as a Markdown table."""
     def answers(entry):

@@ -11,25 +11,25 @@ from pathlib import Path
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 
-# %% 01_tickets.ipynb cell-3
+# %% 01_tickets.ipynb c7585359
 HERE = Path(globals().get("__file__", "basic_memory.py")).resolve().parent
 DATA = read_tickets(HERE.parent / "data" / "tickets.json")
 
 
-# %% 01_tickets.ipynb cell-8
+# %% 01_tickets.ipynb a06995b1
 CUSTOMERS = DATA["customers"]
 
 
-# %% 01_tickets.ipynb cell-11
+# %% 01_tickets.ipynb cf9469bc
 EARLIER = DATA["earlier_tickets"]
 
 
-# %% 01_tickets.ipynb cell-14
+# %% 01_tickets.ipynb f27f8aad
 LATER = DATA["later_messages"]
 EXPECTED = DATA["expected_team"]
 
 
-# %% 01_tickets.ipynb cell-17
+# %% 01_tickets.ipynb b1e1fe92
 def ticket_state(ticket):
     """The state Jev is sent for a ticket: {"customer": {...}, "ticket": {...}}, keys in this order."""
     customer = CUSTOMERS[ticket["customer_id"]]
@@ -40,7 +40,7 @@ def ticket_state(ticket):
     }
 
 
-# %% 01_tickets.ipynb cell-21
+# %% 01_tickets.ipynb 6127976d
 def later_state(customer_id, subject):
     """The state of one later message from one customer, with its ticket id and the later date."""
     ticket_id = DATA["later_ticket_ids"][customer_id][subject]
@@ -49,7 +49,7 @@ def later_state(customer_id, subject):
                          **message})
 
 
-# %% 02_routing.ipynb cell-5
+# %% 02_routing.ipynb 55e96279
 TYPESAFE_MODEL = "jev-1.13.0"
 ROUTE = {"team": Choice(
     instructions="Which support team should handle `ticket`?",
@@ -68,7 +68,7 @@ ROUTE = {"team": Choice(
 )}
 
 
-# %% 02_routing.ipynb cell-11
+# %% 02_routing.ipynb fa341f05
 CALLS = []
 
 
@@ -80,14 +80,14 @@ def ask(state, questions):
     return response
 
 
-# %% 02_routing.ipynb cell-13
+# %% 02_routing.ipynb 01b66aea
 def routed(response):
     """'cloud_ops 0.80': the chosen team and its probability."""
     team = response.choices["team"].choice
     return f"{team} {response.choices['team'].probabilities[team]:.2f}"
 
 
-# %% 03_gate.ipynb cell-5
+# %% 03_gate.ipynb 9b792f7c
 def answer_text(question, answer):
     """An answer as a memory stores it: a Choice's chosen description, a Noul's P(yes), a Score's score."""
     if isinstance(answer, ChoiceAnswer):
@@ -99,7 +99,7 @@ def answer_text(question, answer):
     raise TypeError(f"no text form for a {type(answer).__name__}")
 
 
-# %% 03_gate.ipynb cell-9
+# %% 03_gate.ipynb 5c362d69
 def as_memory(state, questions, response):
     """{"request": state, "jev_answered": {instructions: answer text}}: one ticket and what Jev answered."""
     return {
@@ -109,7 +109,7 @@ def as_memory(state, questions, response):
     }
 
 
-# %% 03_gate.ipynb cell-12
+# %% 03_gate.ipynb ab77d15b
 GATE = {"remember": Noul(
     instructions="In `request.ticket`, does the thread state a lasting fact about the customer that should change how"
                  " their future, unrelated tickets are handled? Count what the customer or our support staff wrote in"
@@ -126,7 +126,7 @@ GATE = {"remember": Noul(
 )}
 
 
-# %% 03_gate.ipynb cell-14
+# %% 03_gate.ipynb ca292ba6
 REMEMBER_AT = 0.5
 
 
@@ -152,11 +152,11 @@ def verdict(probability):
     return "saved" if remembers(probability) else "not saved"
 
 
-# %% 04_wrapper.ipynb cell-6
+# %% 04_wrapper.ipynb 1fb72be6
 MEMORY_KEY = "earlier_tickets_from_this_customer"
 
 
-# %% 04_wrapper.ipynb cell-13
+# %% 04_wrapper.ipynb a74a6a44
 MEMORIES = defaultdict(list)
 
 
@@ -192,7 +192,7 @@ def memory_ids(customer):
     return [ticket_id(memory) for memory in STORE.recall(customer)]
 
 
-# %% 04_wrapper.ipynb cell-15
+# %% 04_wrapper.ipynb 8edd5a9d
 def customer_id(state):
     """state["customer"]["id"], or a ValueError that says the wrapper needs it."""
     customer = state.get("customer") if isinstance(state, dict) else None
@@ -208,7 +208,7 @@ def with_memories(state):
     return {**state, MEMORY_KEY: memories} if memories else state
 
 
-# %% 04_wrapper.ipynb cell-17
+# %% 04_wrapper.ipynb 934d74a6
 def remember_if_lasting(state, questions, response):
     """Ask the gate about (state, answer); save the memory when P(remember) >= REMEMBER_AT. Returns P(remember)."""
     memory = as_memory(state, questions, response)
@@ -218,7 +218,7 @@ def remember_if_lasting(state, questions, response):
     return p_remember
 
 
-# %% 04_wrapper.ipynb cell-23
+# %% 04_wrapper.ipynb 82d1aa00
 def ask_with_memory(state, questions):
     """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
     remember_threshold()  # a threshold that is not a probability fails here, before anything is sent
@@ -232,7 +232,7 @@ def ask_with_memory(state, questions):
     return response
 
 
-# %% 04_wrapper.ipynb cell-25
+# %% 04_wrapper.ipynb b038300e
 def start_from(*earlier_ticket_ids):
     """Forget the memories of every customer in CUSTOMERS (and, in a store that keeps a ledger, their entries), empty
     LEDGER, then send these earlier tickets through the wrapper, in order. A customer the data does not name keeps
@@ -249,7 +249,7 @@ def start_from(*earlier_ticket_ids):
             ask_with_memory(ticket_state(ticket), ROUTE)
 
 
-# %% 05_probe_sequence.ipynb cell-4
+# %% 05_probe_sequence.ipynb 6105b8ce
 PROBES = ("Slow dashboards", "More seats")
 
 
@@ -258,7 +258,7 @@ def probe(customer):
     return {subject: ask_with_memory(later_state(customer, subject), ROUTE) for subject in PROBES}
 
 
-# %% 07_memories_that_last.ipynb cell-13
+# %% 07_memories_that_last.ipynb 9725ee2a
 def route_later_messages():
     """Each later message through ask_with_memory: lines of 'customer · message → team P ✓/✗', then the count."""
     right = 0
@@ -271,7 +271,7 @@ def route_later_messages():
     print(f"{right}/{len(CUSTOMERS) * len(LATER)} later messages reached the expected team")
 
 
-# %% 08_cost_and_threshold.ipynb cell-5
+# %% 08_cost_and_threshold.ipynb 1596496e
 def replay_published_run():
     """The published run, in its order, from no memories: the calls ask() made (62, of them 32 distinct)."""
     start_from()

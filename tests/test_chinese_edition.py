@@ -1,61 +1,226 @@
-"""The Chinese edition (NN_name.zh.ipynb beside every notebook) runs exactly the English code on the same recorded
-answers: its code cells are the English ones word for word, its prose is Chinese, cell for cell."""
+"""The Chinese edition (NN_name.zh.ipynb beside every notebook) is written from one source by scripts/sync_chinese.py
+(tools/cookbook_tools/chinese_edition.py): the English code cells and outputs, the Chinese notebooks' own Markdown.
+The committed edition is in sync; on copies in temporary folders, the sync follows the English and the check names
+what a translator has to do."""
 
 import re
+import shutil
 
 import nbformat
-from test_published_figures import totals_line
 import pytest
-from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
+from test_published_figures import totals_line
 
-PAIRS = {path.name: (path.with_name(path.name.replace(".zh.ipynb", ".ipynb")), path) for path in CHINESE_NOTEBOOKS}
+from memory_cookbook import folded
+from cookbook_tools import chinese_edition
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS
+
 CJK = re.compile(r"[\u4e00-\u9fff]")
 GLOSSARY_HEADING = "## 术语对照"
+FOLDED_LABEL = "<summary>{}</summary>"
 
 
-def cells(path):
-    return nbformat.read(path, as_version=4).cells
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def write(notebook, path):
+    path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
+
+
+def copy_of(tmp_path, *stems):
+    """The English notebooks `stems` and their Chinese twins, copied into a notebooks folder under tmp_path."""
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for stem in stems:
+        for name in (f"{stem}.ipynb", f"{stem}.zh.ipynb"):
+            shutil.copyfile(NOTEBOOKS / name, folder / name)
+    return folder
+
+
+def cell_with_id(notebook, cell_id):
+    return next(cell for cell in notebook.cells if cell.get("id") == cell_id)
+
+
+def translation_of(chinese, english_id):
+    return next(cell for cell in chinese.cells if (cell.metadata.get("translation") or {}).get("of") == english_id)
 
 
 def test_every_notebook_has_a_chinese_edition_beside_it():
-    assert sorted(english.name for english, _ in PAIRS.values()) == [path.name for path in ENGLISH_NOTEBOOKS]
+    assert [chinese_edition.chinese_path(path) for path in ENGLISH_NOTEBOOKS] == CHINESE_NOTEBOOKS
 
 
-@pytest.mark.parametrize("name", PAIRS)
-def test_code_cells_are_the_english_ones_word_for_word(name):
-    english, chinese = PAIRS[name]
-    assert [c.source for c in cells(chinese) if c.cell_type == "code"] == \
-           [c.source for c in cells(english) if c.cell_type == "code"]
+def test_the_committed_chinese_edition_is_in_sync_with_the_english_notebooks():
+    problems = chinese_edition.check()
+    assert problems == [], "\n".join(map(str, problems))
 
 
-@pytest.mark.parametrize("name", PAIRS)
-def test_each_markdown_cell_is_chinese_and_stands_where_the_english_one_does(name):
-    english, chinese = PAIRS[name]
-    translated = [c for c in cells(chinese) if not c.source.startswith(GLOSSARY_HEADING)]
-    assert [c.cell_type for c in translated] == [c.cell_type for c in cells(english)]
-    for original, translation in zip(cells(english), translated, strict=True):
-        if original.cell_type == "markdown":
-            assert CJK.search(translation.source), translation.source[:80]
-            heading_levels = [re.findall(r"^(#+) ", c.source, re.M) for c in (original, translation)]
-            assert heading_levels[0] == heading_levels[1], translation.source[:80]
+@pytest.mark.parametrize("path", CHINESE_NOTEBOOKS, ids=lambda path: path.name)
+def test_each_translation_is_chinese_with_its_english_cells_headings(path):
+    english = {cell.id: cell for cell in read(path.with_name(path.name.replace(".zh.ipynb", ".ipynb"))).cells}
+    for cell in read(path).cells:
+        if cell.cell_type == "markdown":
+            assert CJK.search(cell.source), cell.source[:80]
+            record = cell.metadata["translation"]
+            if not record.get("chinese_only"):
+                headings = [re.findall(r"^(#+) ", text, re.M) for text in (english[record["of"]].source, cell.source)]
+                assert headings[0] == headings[1], cell.source[:80]
 
 
-@pytest.mark.parametrize("name", PAIRS)
-def test_committed_outputs_are_the_english_ones(name):
-    english, chinese = PAIRS[name]
-    assert [c.outputs for c in cells(chinese) if c.cell_type == "code"] == \
-           [c.outputs for c in cells(english) if c.cell_type == "code"]
-
-
-def test_the_first_notebook_has_the_glossary():
-    glossary = [c.source for c in cells(CHINESE_NOTEBOOKS[0]) if c.source.startswith(GLOSSARY_HEADING)]
+def test_the_first_notebook_has_the_glossary_after_its_title():
+    english, chinese = read(ENGLISH_NOTEBOOKS[0]), read(CHINESE_NOTEBOOKS[0])
+    glossary = [cell for cell in chinese.cells if cell.source.startswith(GLOSSARY_HEADING)]
     assert len(glossary) == 1
-    for english, chinese in [("ticket", "工单"), ("routing", "路由"), ("gate", "门控"), ("memory", "记忆"),
-                             ("threshold", "阈值"), ("wrapper", "包装函数"), ("state", "state"), ("cache", "缓存"),
-                             ("customer", "客户")]:
-        assert f"| {english} | {chinese} |" in glossary[0]
+    assert glossary[0].metadata["translation"] == {"chinese_only": True, "after": english.cells[0].id}
+    for english_term, chinese_term in [("ticket", "工单"), ("routing", "路由"), ("gate", "门控"), ("memory", "记忆"),
+                                       ("threshold", "阈值"), ("wrapper", "包装函数"), ("state", "state"),
+                                       ("cache", "缓存"), ("customer", "客户")]:
+        assert f"| {english_term} | {chinese_term} |" in glossary[0].source
 
 
 def test_chinese_06_shows_the_published_totals():
-    outputs = [output.get("text", "") for c in cells(CHINESE_NOTEBOOKS[5]) for output in c.get("outputs", [])]
+    outputs = [output.get("text", "") for c in read(CHINESE_NOTEBOOKS[5]).cells for output in c.get("outputs", [])]
     assert totals_line() + "\n" in outputs
+
+
+def html_outputs(path):
+    return "".join(output.get("data", {}).get("text/html", "") for cell in read(path).cells
+                   for output in cell.get("outputs", []))
+
+
+def test_the_chinese_edition_labels_each_folded_answer_in_chinese():
+    for english, chinese in zip(ENGLISH_NOTEBOOKS, CHINESE_NOTEBOOKS, strict=True):
+        answers = html_outputs(english).count(FOLDED_LABEL.format(folded.SUMMARY))
+        assert html_outputs(chinese).count(FOLDED_LABEL.format(folded.CHINESE_SUMMARY)) == answers, chinese.name
+        assert folded.SUMMARY not in html_outputs(chinese), chinese.name
+
+
+def test_a_chinese_notebooks_jupyterlab_kernel_labels_a_folded_answer_as_the_sync_does(monkeypatch):
+    """JupyterLab's server names the notebook in JPY_SESSION_NAME: Run All then Save leaves the committed output."""
+    answer = folded.FoldedAnswer("routed: cloud_ops 0.80")
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    english = nbformat.v4.new_output("display_data", data={"text/html": answer._repr_html_()})
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/student/cookbook/notebooks/02_routing.zh.ipynb")
+    assert chinese_edition.translated_outputs([english])[0]["data"]["text/html"] == answer._repr_html_()
+    assert FOLDED_LABEL.format(folded.CHINESE_SUMMARY) in answer._repr_html_()
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/student/cookbook/notebooks/02_routing.ipynb")
+    assert answer._repr_html_() == english["data"]["text/html"]
+
+
+# On copies: what the sync and the check do when the English changes
+
+def test_changing_an_english_code_cell_then_syncing_updates_its_chinese_twin(tmp_path):
+    folder = copy_of(tmp_path, "02_routing")
+    english = read(folder / "02_routing.ipynb")
+    code = next(cell for cell in english.cells if cell.cell_type == "code" and cell.outputs)
+    code.source += "\nprint('changed')"
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="changed\n")]
+    write(english, folder / "02_routing.ipynb")
+    assert [problem.cell for problem in chinese_edition.check(folder)] == [code.id]
+
+    assert chinese_edition.main(["--notebooks", str(folder)]) == 0
+    twin = cell_with_id(read(folder / "02_routing.zh.ipynb"), code.id)
+    assert (twin.source, twin.outputs) == (code.source, code.outputs)
+    assert chinese_edition.check(folder) == []
+
+
+def test_moving_an_english_cell_makes_the_check_name_the_chinese_notebook_out_of_order(tmp_path):
+    folder = copy_of(tmp_path, "03_gate")
+    english = read(folder / "03_gate.ipynb")
+    english.cells[6], english.cells[8] = english.cells[8], english.cells[6]
+    write(english, folder / "03_gate.ipynb")
+    problems = chinese_edition.check(folder)
+    assert len(problems) == 1 and "out of order" in problems[0].what, problems
+    chinese_edition.sync(folder, report=lambda line: None)
+    assert [cell.id for cell in read(folder / "03_gate.zh.ipynb").cells if cell.cell_type == "code"] == \
+           [cell.id for cell in english.cells if cell.cell_type == "code"]
+
+
+def test_changing_an_english_markdown_cell_makes_the_check_name_its_chinese_cell(tmp_path, capsys):
+    folder = copy_of(tmp_path, "03_gate")
+    english = read(folder / "03_gate.ipynb")
+    changed = next(cell for cell in english.cells[1:] if cell.cell_type == "markdown")
+    changed.source += " One more sentence."
+    write(english, folder / "03_gate.ipynb")
+    chinese_cell = translation_of(read(folder / "03_gate.zh.ipynb"), changed.id)
+
+    assert chinese_edition.main(["--check", "--notebooks", str(folder)]) == 1
+    named = [line for line in capsys.readouterr().out.splitlines() if line.startswith("03_gate.zh.ipynb cell")]
+    assert len(named) == 1 and named[0].startswith(f"03_gate.zh.ipynb cell {chinese_cell.id}:"), named
+    assert f"English cell {changed.id} changed" in named[0]
+
+    chinese_edition.main(["--notebooks", str(folder)])  # the sync keeps the translation; the check still names it
+    assert [problem.cell for problem in chinese_edition.check(folder)] == [chinese_cell.id]
+    retranslated = f"03_gate.zh.ipynb:{chinese_cell.id}"
+    assert chinese_edition.main(["--notebooks", str(folder), "--translated", retranslated]) == 0
+    assert chinese_edition.check(folder) == []
+
+
+def test_an_english_cell_with_no_translation_is_named_and_stands_in_english(tmp_path):
+    folder = copy_of(tmp_path, "03_gate")
+    english = read(folder / "03_gate.ipynb")
+    ids_before = [cell.id for cell in english.cells]
+    english.cells.insert(5, nbformat.v4.new_markdown_cell("A paragraph written after the translation."))
+    english.cells[5].id = "cell-5"  # a positional id, as the committed ones were: the sync gives it a name
+    write(english, folder / "03_gate.ipynb")
+
+    chinese_edition.sync(folder, report=lambda line: None)
+    english = read(folder / "03_gate.ipynb")
+    new_id = english.cells[5].id
+    assert [cell.id for cell in english.cells] == [*ids_before[:5], new_id, *ids_before[5:]]
+    placeholder = translation_of(read(folder / "03_gate.zh.ipynb"), new_id)
+    assert placeholder.source == "A paragraph written after the translation."
+    problems = chinese_edition.check(folder)
+    assert [(problem.notebook, problem.cell) for problem in problems] == [("03_gate.zh.ipynb", placeholder.id)]
+    assert f"English cell {new_id} has no translation" in problems[0].what
+
+
+def positional(notebook):
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{index}"
+        cell.metadata.pop("translation", None)
+    return notebook
+
+
+def test_stable_ids_are_given_once_and_a_cell_inserted_later_changes_no_other_id():
+    notebook = positional(read(ENGLISH_NOTEBOOKS[2]))
+    del notebook.cells[4]["id"]
+    chinese_edition.give_stable_ids(notebook, "03_gate.ipynb")
+    ids = [cell.id for cell in notebook.cells]
+    assert len(set(ids)) == len(ids) and not any(re.fullmatch(r"cell-\d+", cell_id) for cell_id in ids)
+    nbformat.validate(notebook)
+    assert chinese_edition.give_stable_ids(notebook, "03_gate.ipynb") == []  # idempotent
+
+    notebook.cells[1].source += " Edited."  # an id is a name: editing the cell keeps it
+    notebook.cells.insert(0, nbformat.v4.new_markdown_cell("new"))
+    notebook.cells[0].id = "cell-0"
+    chinese_edition.give_stable_ids(notebook, "03_gate.ipynb")
+    assert [cell.id for cell in notebook.cells[1:]] == ids and notebook.cells[0].id not in ids
+
+
+def test_a_twin_mirrored_by_hand_is_adopted_cell_for_cell(tmp_path):
+    """What the lead runs on a twin edited by hand (positional ids, no translation metadata): the English notebook
+    comes out as committed, and the twin too but for the ids of its Markdown cells (derived from their text now)."""
+    folder = copy_of(tmp_path, "02_routing")
+    for name in ("02_routing.ipynb", "02_routing.zh.ipynb"):
+        write(positional(read(folder / name)), folder / name)
+    assert chinese_edition.check(folder)  # positional ids are named
+
+    assert chinese_edition.main(["--notebooks", str(folder), "--adopt", "02_routing.zh.ipynb"]) == 0
+    assert (folder / "02_routing.ipynb").read_text() == (NOTEBOOKS / "02_routing.ipynb").read_text()
+    adopted, committed = (read(path / "02_routing.zh.ipynb") for path in (folder, NOTEBOOKS))
+    for cell in [*adopted.cells, *committed.cells]:
+        if cell.cell_type == "markdown":
+            del cell["id"]
+    assert adopted == committed
+    assert chinese_edition.check(folder) == []
+
+
+def test_a_chinese_markdown_cell_without_its_translation_record_stops_the_sync(tmp_path):
+    folder = copy_of(tmp_path, "02_routing")
+    chinese = read(folder / "02_routing.zh.ipynb")
+    del chinese.cells[1].metadata["translation"]
+    write(chinese, folder / "02_routing.zh.ipynb")
+    before = (folder / "02_routing.zh.ipynb").read_text()
+    with pytest.raises(chinese_edition.SyncError, match=f"02_routing.zh.ipynb cell {chinese.cells[1].id}: .*--adopt"):
+        chinese_edition.sync(folder, report=lambda line: None)
+    assert (folder / "02_routing.zh.ipynb").read_text() == before

@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from conftest import ROOT
 from test_published_figures import totals_line
+from memory_cookbook import folded
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 from cookbook_tools import pages as pages_module
@@ -163,9 +164,10 @@ def test_the_notebook_template_loads_nothing_from_a_cdn_and_shows_a_widget_as_it
 
 
 @pytest.mark.slow
-def test_a_hidden_code_cell_starts_folded_on_both_pages(site):
-    for page in (site / "03_gate.html", site / "03_gate.md"):
-        assert page.read_text().count("<summary>Show the code</summary>") == 1, page.name
+def test_a_hidden_code_cell_starts_folded_on_both_pages_labelled_in_the_pages_language(site):
+    for name, label in (("03_gate", "Show the code"), ("03_gate.zh", "显示代码")):
+        for page in (site / f"{name}.html", site / f"{name}.md"):
+            assert page.read_text().count(f"<summary>{label}</summary>") == 1, page.name
 
 
 # The site, built once per test session (slow: about 3 s)
@@ -338,7 +340,8 @@ def test_try_it_answers_are_folded_on_the_pages(site):
         answers = sum(bool(cell.metadata.get("jupyter", {}).get("source_hidden"))
                       for cell in nbformat.read(path, as_version=4).cells)
         for page in (site / site_path(path), site / site_path(path).with_suffix(".md")):
-            assert page.read_text().count("<details><summary>Show the answer</summary>") == answers, page.name
+            label = folded.CHINESE_SUMMARY if path.name.endswith(".zh.ipynb") else folded.SUMMARY
+            assert page.read_text().count(f"<details><summary>{label}</summary>") == answers, page.name
 
 
 @pytest.mark.slow

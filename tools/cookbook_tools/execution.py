@@ -11,8 +11,9 @@ from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 from nbval.plugin import coalesce_streams
 
+from cookbook_tools import chinese_edition
 from cookbook_tools.export import module_sources, write_modules
-from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
 # Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
 # defines ask itself) and from the module's.
@@ -86,7 +87,14 @@ def run_in_place(notebook_path):
 
 
 def run_notebooks():
+    """Run the English notebooks named (default: all), then write their Chinese twins from them."""
+    chinese = [name for name in sys.argv[1:] if name.endswith(".zh.ipynb")]
+    if chinese:
+        sys.exit(f"{', '.join(chinese)}: a Chinese notebook's code and outputs are written from the English one by"
+                 " scripts/sync_chinese.py: name the English notebook")
     write_modules(module_sources())
-    for notebook_path in [NOTEBOOKS / name for name in sys.argv[1:]] or [*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS]:
+    for notebook_path in [NOTEBOOKS / name for name in sys.argv[1:]] or ENGLISH_NOTEBOOKS:
         run_in_place(notebook_path)
+    for problem in chinese_edition.sync():
+        print(f"to translate: {problem}")
 

@@ -59,6 +59,7 @@ a { color: #0969da; } a.anchor-link { display: none; margin-left: .3rem; text-de
 # box: let it show past the box rather than be cut off (the Chinese diagram also asks mermaid for wider padding).
 DIAGRAM_STYLE = (".mermaid-diagram svg { max-width: 100%; height: auto; }"
                  " .mermaid-diagram foreignObject { overflow: visible; }")
+SHOW_CODE = {"en": "Show the code", "zh": "显示代码"}  # a hidden code cell's label, in the page's language
 NOTEBOOK_STYLE = DIAGRAM_STYLE + """
 details > summary { margin: .5rem 0; font: 600 14px system-ui, sans-serif; color: #0969da; cursor: pointer; }
 details.hidden-source > summary { margin-left: 70px; }"""
@@ -262,12 +263,14 @@ def notebook_pages(notebook_path, out, html_exporter, markdown_exporter):
     page = site_path(notebook_path)
     notebook = nbformat.read(notebook_path, as_version=4)
     html_links, markdown_links = SiteLinks(notebook_path, page), SiteLinks(notebook_path, page, markdown_pages=True)
+    show_code = SHOW_CODE[page_language(notebook_path)]
     body, _ = html_exporter.from_notebook_node(notebook, resources={
-        "page_css": NOTEBOOK_STYLE, "site_links": html_links, "metadata": {"name": notebook_title(notebook)}})
+        "page_css": NOTEBOOK_STYLE, "site_links": html_links, "metadata": {"name": notebook_title(notebook)},
+        "show_code": show_code})
     (out / page).parent.mkdir(parents=True, exist_ok=True)
     (out / page).write_text(body)
     markdown, resources = markdown_exporter.from_notebook_node(notebook, resources={
-        "output_files_dir": f"{page.stem}_files", "site_links": markdown_links})
+        "output_files_dir": f"{page.stem}_files", "site_links": markdown_links, "show_code": show_code})
     (out / page.with_suffix(".md")).write_text(markdown)
     for name, data in resources.get("outputs", {}).items():
         (out / page.parent / name).parent.mkdir(parents=True, exist_ok=True)
@@ -291,8 +294,8 @@ def document_pages(source, out, title):
 
 
 def page_language(source):
-    """The language of a document's page: Chinese for a NAME.zh.md file, else English."""
-    return "zh" if source.name.endswith(".zh.md") else "en"
+    """The language of a page: Chinese for a NAME.zh.md or NAME.zh.ipynb file, else English (the README holds both)."""
+    return "zh" if source.name.endswith((".zh.md", ".zh.ipynb")) else "en"
 
 
 def first_heading(text):

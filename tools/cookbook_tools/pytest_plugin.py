@@ -10,9 +10,9 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
   memory_cookbook/__pycache__ and tools/cookbook_tools/__pycache__, ignored by git, are written before the plugin
   runs, unless PYTHONDONTWRITEBYTECODE is set);
-- nbval runs the English notebooks only: a Chinese twin (NN_name.zh.ipynb) runs the English code word for word and
-  commits the English outputs (tests/test_chinese_edition.py checks both), so the English run already reproduces
-  its outputs; a twin named on the command line is still run;
+- nbval runs the English notebooks only: a Chinese twin (NN_name.zh.ipynb) is the English code and outputs, written
+  by scripts/sync_chinese.py (tests/test_chinese_edition.py runs its check), so the English run already reproduces
+  its outputs; a twin named on the command line is still run (tests/sanitize.cfg masks the folded answers' label);
 - notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook);
 - tests marked `network` (the classroom kit's check, which downloads wheels) are skipped unless --run-network is
   given: a plain `pytest` passes with no network at all, and the README's test command asks for them.
