@@ -26,6 +26,13 @@ def test_student_commands_ask_for_the_kits_one_python_and_install_only_from_the_
         ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
 
 
+def test_a_chinese_class_opens_the_chinese_01_and_the_kits_readme_says_so():
+    assert kit.student_commands("posix", ["3.12"], "zh")[1] == \
+        ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.zh.ipynb"
+    readme = kit.readme_text([kit.Target("windows", "3.12"), kit.Target("linux", "3.12")])
+    assert all(kit.student_commands(system, ["3.12"], "zh")[1] in readme for system in ("windows", "posix"))
+
+
 def test_student_commands_take_the_default_python_when_the_kit_serves_several():
     assert kit.student_commands("windows", ["3.12", "3.13"])[0].startswith("py -m venv .venv && ")
     assert kit.student_commands("posix", ["3.12", "3.13"])[0].startswith("python3 -m venv .venv && ")

@@ -143,16 +143,20 @@ def requirements(path=REQUIREMENTS_FILE):
     return found
 
 
-def student_commands(system, pythons):
-    """The two commands a student types in the kit's folder on `system` ("windows" or "posix"): set up, then open.
-    With one Python version in the kit, the commands ask for that version."""
-    version = pythons[0] if len(pythons) == 1 else ""
+FIRST_NOTEBOOK = {"en": "notebooks/01_tickets.ipynb", "zh": "notebooks/01_tickets.zh.ipynb"}
+
+
+def student_commands(system, pythons, language="en"):
+    """The two commands a student types in the kit's folder on `system` ("windows" or "posix"): set up, then open
+    notebook 01 in `language` ("en", or "zh" for a Chinese class). With one Python version in the kit, the commands
+    ask for that version."""
+    version, first = (pythons[0] if len(pythons) == 1 else ""), FIRST_NOTEBOOK[language]
     if system == "windows":
         python = f"py -{version}" if version else "py"
         return [f"{python} -m venv .venv && .venv\\Scripts\\pip install --no-index --find-links wheels -r "
-                "requirements.txt", ".venv\\Scripts\\jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
+                f"requirements.txt", f".venv\\Scripts\\jupyter lab --notebook-dir=. {first}"]
     return [f"python{version or '3'} -m venv .venv && .venv/bin/pip install --no-index --find-links wheels -r "
-            "requirements.txt", ".venv/bin/jupyter lab --notebook-dir=. notebooks/01_tickets.ipynb"]
+            f"requirements.txt", f".venv/bin/jupyter lab --notebook-dir=. {first}"]
 
 
 def readme_text(kit_targets):
@@ -163,6 +167,8 @@ def readme_text(kit_targets):
     kit_systems = {"windows" if target.windows else "posix" for target in kit_targets}
     commands = "\n\n".join(f"{title}:\n" + "\n".join(f"  {command}" for command in student_commands(system, pythons))
                            for title, system in systems.items() if system in kit_systems)
+    chinese = "\n".join(f"  {title}: {student_commands(system, pythons, 'zh')[1]}"
+                        for title, system in systems.items() if system in kit_systems)
     return f"""{README_TITLE}
 
 Giving Jev a memory, a TypeSafe cookbook, ready to install and run with no internet and no TypeSafe key.
@@ -176,6 +182,8 @@ in it and type two commands. The first takes a minute or two, once per laptop, a
 {commands}
 
 JupyterLab opens in the browser: start with 01_tickets.ipynb. Next time, only the second command.
+For a Chinese class (中文课堂), the second command opens the Chinese edition instead:
+{chinese}
 Nothing is downloaded: --no-index keeps pip to the wheels/ folder, and the notebooks replay the 32 answers that Jev
 gave when the run was recorded (json_cache.json).
 
