@@ -136,6 +136,10 @@ class PostgresStore:
                 db.execute("SELECT set_config(%s, %s, true)", (CUSTOMER_SETTING, customer))
             yield db
 
+    def transaction(self):
+        """A connection in one transaction, with no customer named."""
+        return self.as_customer(None)
+
     def execute(self, query, *params):
         """One statement (a string or psycopg.sql), a transaction of its own, with no customer named: its rows, or
         how many rows it changed."""
