@@ -101,8 +101,8 @@ class PostgresStore:
                 raise missing_tables(url, schema)
             self.row_security = db.execute("SELECT row_security_active(%s)",
                                            (self.memories.as_string(db),)).fetchone()[0]
-        # prepare_threshold=None: every statement is planned with its customer, so it opens only that customer's
-        # partition and never waits for a lock on another one.
+        # prepare_threshold=None: never a generic plan, which would lock every partition before pruning; each
+        # statement is planned with its customer, and locks only that customer's partition.
         self.pool = ConnectionPool(url, min_size=1, max_size=max_connections, timeout=timeout, open=True,
                                    kwargs={"autocommit": True, "prepare_threshold": None})
 
