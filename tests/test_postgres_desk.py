@@ -11,10 +11,10 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from conftest import APP_ROLE, TEST_PARTITIONS
+from conftest import TEST_PARTITIONS
 from memory_cookbook.app_servers import start_app_servers, stop_app_servers
 from memory_cookbook.database_errors import MemoryTablesMissing, QueryFailed
-from memory_cookbook.postgres_store import CUSTOMER_SETTING, PostgresStore, create_memory_tables, grant_row_rights
+from memory_cookbook.postgres_store import CUSTOMER_SETTING, PostgresStore, create_memory_tables
 
 pytestmark = pytest.mark.slow
 
