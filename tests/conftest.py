@@ -150,7 +150,7 @@ def postgres_server():
     folder removed when the run ends, failed tests or not, and no process of it may be left. Its folder is not under
     pytest's temporary folder: as root the server runs as another user, and every pytest run (other sessions' too)
     makes /tmp/pytest-of-root unreadable to other users."""
-    from memory_cookbook.postgres_store import EmbeddedServer
+    from memory_cookbook.postgres_server import EmbeddedServer
 
     folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
     try:
@@ -181,15 +181,46 @@ def processes_naming(folder):
 SCHEMAS = itertools.count(1)
 
 
+TEST_PARTITIONS = 4  # fewer than the store's 32: each test's schema is made in a fraction of the time
+
+
 @pytest.fixture
 def postgres_store(postgres_server):
-    """A PostgresStore on the session's server, in a schema of its own (dropped afterwards)."""
-    from memory_cookbook.postgres_store import PostgresStore
+    """A PostgresStore on the session's server, as its owner, in a schema of its own (dropped afterwards)."""
+    from memory_cookbook.postgres_store import PostgresStore, create_memory_tables
 
-    store = PostgresStore(postgres_server.url, schema=f"test_{next(SCHEMAS)}")
+    schema = f"test_{next(SCHEMAS)}"
+    create_memory_tables(postgres_server.url, schema, partitions=TEST_PARTITIONS)
+    store = PostgresStore(postgres_server.url, schema=schema)
     yield store
     store.execute(f"DROP SCHEMA {store.schema} CASCADE")
     store.close()
+
+
+APP_ROLE = "cookbook_app"
+
+
+@pytest.fixture(scope="session")
+def app_role_url(postgres_server):
+    """The URL of a role that may log in and nothing more (no superuser, owns nothing): an app server's role."""
+    import psycopg
+
+    with psycopg.connect(postgres_server.url, autocommit=True) as db:
+        db.execute(f"CREATE ROLE {APP_ROLE} LOGIN")
+    yield psycopg.conninfo.make_conninfo(postgres_server.url, user=APP_ROLE)
+    with psycopg.connect(postgres_server.url, autocommit=True) as db:
+        db.execute(f"DROP OWNED BY {APP_ROLE}")
+        db.execute(f"DROP ROLE {APP_ROLE}")
+
+
+@pytest.fixture
+def app_store(postgres_store, app_role_url):
+    """A PostgresStore on postgres_store's schema, as the app role, given the row rights grant_row_rights gives."""
+    from memory_cookbook.postgres_store import PostgresStore, grant_row_rights
+
+    grant_row_rights(postgres_store.url, APP_ROLE, postgres_store.schema)
+    with PostgresStore(app_role_url, schema=postgres_store.schema) as store:
+        yield store
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ def fresh_interpreter(code, folder, python=sys.executable, **env):
 
 # The runtime package's own dependencies, as imported: typesafe-sdk and matplotlib import packaging themselves.
 DEPENDENCIES = ("typesafe_sdk", "cooksafe", "lzstring", "filelock", "pydantic", "matplotlib.pyplot", "ipywidgets",
-                "IPython.display", "psycopg", "psycopg_pool")
+                "IPython.display", "psycopg", "psycopg_pool", "psutil", "fasteners")
 
 
 def test_importing_every_runtime_module_loads_neither_the_lesson_nor_a_dev_tool_and_changes_nothing_global(tmp_path):

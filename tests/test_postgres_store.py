@@ -12,7 +12,8 @@ import psycopg
 import pytest
 from memory_cookbook.app_servers import start_app_servers, stop_app_servers
 from conftest import run_earlier_tickets
-from memory_cookbook.postgres_store import DatabaseUnavailable, PostgresStore
+from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing
+from memory_cookbook.postgres_store import PostgresStore, create_memory_tables, erase_forgotten
 
 PASSWORD = "not-the-right-one-7c1d"
 
@@ -41,20 +42,21 @@ def holding(files, text):
 
 
 @pytest.mark.slow
-def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables(memory, postgres_store, postgres_server):
+def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables_once_erased(memory, postgres_store, postgres_server):
     memory.STORE = postgres_store
     run_earlier_tickets(memory)
     for message in memory.LATER:
         memory.ask_with_memory(memory.later_state("C-1042", message["subject"]), memory.ROUTE)
-    postgres_store.delete_customer("C-1042")
-    deleted = table_files(postgres_store, postgres_server)
-    assert holding(deleted, "Harbor Logistics") == [f"{postgres_store.schema}.memories"]  # a DELETE leaves the bytes
     postgres_store.forget_customer("C-1042")
     forgotten = table_files(postgres_store, postgres_server)
-    assert len(forgotten) == len(deleted) >= 9  # two tables, their indexes, TOAST tables and TOAST indexes
-    assert [(text, holding(forgotten, text)) for text in ("C-1042", "Harbor Logistics", "T-101", "T-105", "T-201")
-            if holding(forgotten, text)] == []
-    assert holding(forgotten, "Fernwood Studio") == [f"{postgres_store.schema}.memories"]
+    assert len(holding(forgotten, "Harbor Logistics")) == 1  # a DELETE leaves the bytes, in one partition
+    erased = erase_forgotten(postgres_store.url, postgres_store.schema)
+    assert len(erased) == 2  # one partition of each table
+    files = table_files(postgres_store, postgres_server)
+    assert len(files) == len(forgotten) >= 4 * 8  # per partition: its file, index, TOAST table, TOAST index
+    assert [(text, holding(files, text)) for text in ("C-1042", "Harbor Logistics", "T-101", "T-105", "T-201")
+            if holding(files, text)] == []
+    assert len(holding(files, "Fernwood Studio")) == 1
 
 
 @pytest.mark.slow
@@ -73,8 +75,9 @@ def test_a_failed_forget_customer_leaves_memories_and_ledger_as_they_were(memory
     run_earlier_tickets(memory)
     before = (postgres_store.ledger(), list(ledger.LEDGER))
     postgres_store.execute(f"ALTER TABLE {postgres_store.schema}.memories RENAME TO kept")  # its DELETE fails
-    with pytest.raises(psycopg.errors.UndefinedTable):
+    with pytest.raises(MemoryTablesMissing, match="create_memory_tables") as raised:
         postgres_store.forget_customer("C-1042")
+    assert isinstance(raised.value.__cause__, psycopg.errors.UndefinedTable)
     postgres_store.execute(f"ALTER TABLE {postgres_store.schema}.kept RENAME TO memories")
     assert (postgres_store.ledger(), list(ledger.LEDGER)) == before
     assert "C-1042" in {entry["customer"] for entry in before[0]}
@@ -91,7 +94,7 @@ def test_a_reader_never_sees_a_customer_half_forgotten(postgres_store, postgres_
         with psycopg.connect(postgres_server.url, autocommit=True) as db:
             while not stop.is_set():
                 seen.add(db.execute(f"SELECT (SELECT count(*) FROM {schema}.memories WHERE customer_id = 'C-X'),"
-                                    f" (SELECT count(*) FROM {schema}.ledger WHERE entry->>'customer' = 'C-X')"
+                                    f" (SELECT count(*) FROM {schema}.ledger WHERE customer_id = 'C-X')"
                                     ).fetchone())
 
     reader = threading.Thread(target=read)
@@ -102,7 +105,7 @@ def test_a_reader_never_sees_a_customer_half_forgotten(postgres_store, postgres_
                 for ticket in ("T-1", "T-2"):
                     db.execute(f"INSERT INTO {schema}.memories (customer_id, ticket_id, request, jev_answered,"
                                " p_remember, model) VALUES ('C-X', %s, '{}', '{}', 1, 'm')", (ticket,))
-                    db.execute(f"INSERT INTO {schema}.ledger (entry) VALUES ('{{\"customer\": \"C-X\"}}')")
+                    db.execute(f"INSERT INTO {schema}.ledger (customer_id, entry) VALUES ('C-X', '{{}}')")
             postgres_store.forget_customer("C-X")
     finally:
         stop.set()
@@ -124,10 +127,10 @@ def password_role(postgres_server):
         db.execute("DROP ROLE cookbook_reader")
 
 
-def unavailable_message(url):
-    with pytest.raises(DatabaseUnavailable) as raised:
+def failure_message(url, error=DatabaseUnavailable):
+    with pytest.raises(error) as raised:
         PostgresStore(url, schema="never_made", timeout=2)
-    assert raised.value.__cause__ is None and raised.value.__suppress_context__  # no psycopg traceback above it
+    assert isinstance(raised.value.__cause__, psycopg.OperationalError)  # psycopg's own error, chained
     return str(raised.value)
 
 
@@ -135,15 +138,16 @@ def unavailable_message(url):
                                  f"postgresql://support:{PASSWORD}@/support?host=/nowhere-7c1d"],
                          ids=["a TCP port with no server", "a socket folder with no server"])
 def test_a_database_that_is_not_there_is_one_clear_error(url):
-    message = unavailable_message(url)
-    assert message.startswith(f"Cannot use the memory database at {url.replace(PASSWORD, '***')}. Check that")
+    message = failure_message(url)
+    assert message.startswith(f"Cannot reach the memory database at {url.replace(PASSWORD, '***')}. Check that")
     assert PASSWORD not in message and "COOKBOOK_DATABASE_URL" in message
 
 
 @pytest.mark.slow
 def test_a_wrong_password_is_one_clear_error_without_the_password(password_role):
-    message = unavailable_message(password_role.format(password=PASSWORD[::-1]))
+    message = failure_message(password_role.format(password=PASSWORD[::-1]), DatabaseRefused)
     assert "password authentication failed" in message and PASSWORD[::-1] not in message and "***" in message
+    create_memory_tables(password_role.format(password=PASSWORD), "with_password", partitions=1)
     store = PostgresStore(password_role.format(password=PASSWORD), schema="with_password")
     assert store.recall("C-1") == []
     store.close()
@@ -155,15 +159,15 @@ def test_a_connection_lost_mid_run_is_the_clear_error_and_the_next_call_reconnec
     with psycopg.connect(postgres_server.url, autocommit=True) as db:  # as a server restart would
         db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                    " WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
-    with pytest.raises(DatabaseUnavailable, match="Cannot use the memory database at postgresql://postgres:"):
+    with pytest.raises(DatabaseUnavailable, match="Cannot reach the memory database at postgresql://postgres:"):
         postgres_store.recall("C-A")
     assert [memory["request"]["ticket"]["id"] for memory in postgres_store.recall("C-A")] == ["T-1"]
 
 
 @pytest.fixture
-def app_servers(postgres_store):
-    """A function that starts app server processes on the test's schema; all stopped afterwards."""
-    yield lambda count: start_app_servers(postgres_store.url, count, schema=postgres_store.schema)
+def app_servers(app_store):
+    """A function that starts app server processes on the test's schema, as the app role; all stopped afterwards."""
+    yield lambda count: start_app_servers(app_store.url, count, schema=app_store.schema)
     stop_app_servers()
 
 
@@ -180,6 +184,8 @@ def test_four_app_servers_share_one_memory_and_forget_everywhere(memory, postgre
     assert [team == memory.EXPECTED[c][s] for team, (c, s) in zip(teams, later, strict=True)] == [True] * 6
     assert [apps[3].send(do="recall", customer=c)["memories"] for c in memory.CUSTOMERS] == [["T-101", "T-105"],
                                                                                             ["T-102"]]
+    for app in apps:  # each, as the app role, sees the customer it names and no other
+        assert app.send(do="recall", customer="C-2210")["memories"] == ["T-102"]
     assert apps[0].send(do="forget_customer", customer="C-1042")["forgotten"] == 2
     assert [app.send(do="recall", customer="C-1042")["memories"] for app in apps] == [[]] * 4
     assert apps[2].send(do="message", customer="C-1042", subject="Slow dashboards")["routed"] == "cloud_ops 0.80"

@@ -1,0 +1,147 @@
+"""What went wrong with the memory database, as one of four errors that say it: the server cannot be reached
+(DatabaseUnavailable), it refused the connection (DatabaseRefused), a query failed (QueryFailed), or the store's tables
+are not there yet (MemoryTablesMissing). Each names the database with its password masked, gives the SQLSTATE where
+PostgreSQL sent one, and keeps psycopg's error as its cause. Also the checks that refuse, before anything is written,
+a value PostgreSQL cannot store."""
+
+import re
+from contextlib import contextmanager
+
+import psycopg
+from psycopg_pool import PoolTimeout
+
+DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
+ID_MAX_LENGTH = 200  # characters in a customer or ticket id: far above any id in the data, far below a page
+
+# A password in a connection string, in its three forms: postgresql://user:PASSWORD@host/db, ...?password=PASSWORD,
+# and the key-value form host=h password=PASSWORD (quoted if it holds spaces).
+URL_PASSWORD = re.compile(r"(?P<keep>://[^/?#@]*?:)(?P<password>[^/?#]+)(?=@)")
+KEY_VALUE_PASSWORD = re.compile(r"(?P<keep>\bpassword\s*=\s*)(?P<password>'(?:[^'\\]|\\.)*'|[^&\s]*)", re.IGNORECASE)
+
+CONNECTION_LOST = ("08", "57P01", "57P02", "57P03")  # connection exceptions; the server shutting down or starting
+REFUSED = ("28", "3D000")  # authorization (wrong password, no such role), no such database
+WHAT_TO_DO = {
+    "57014": "the statement ran past statement_timeout or was canceled",
+    "40P01": "two transactions waited for each other (a deadlock) and PostgreSQL ended this one: try again",
+    "55P03": "a lock was not granted within lock_timeout: try again",
+    "40001": "a concurrent transaction changed the same rows: try again",
+    "42501": "the URL's role lacks a right on the store: docs/own_postgres_server.md lists the GRANTs it needs",
+}
+
+
+def masked(conninfo):
+    """The connection string with every password in it shown as ***."""
+    conninfo = URL_PASSWORD.sub(r"\g<keep>***", conninfo)
+    return KEY_VALUE_PASSWORD.sub(r"\g<keep>***", conninfo)
+
+
+def passwords(conninfo):
+    """The passwords a connection string holds, as written and as libpq reads them, to take out of messages."""
+    found = {match["password"] for pattern in (URL_PASSWORD, KEY_VALUE_PASSWORD) for match in
+             pattern.finditer(conninfo)}
+    try:
+        found.add(psycopg.conninfo.conninfo_to_dict(conninfo).get("password") or "")
+    except psycopg.ProgrammingError:  # a string libpq cannot parse: the patterns above are all there is
+        pass
+    return sorted((password for password in found if password and password != "***"), key=len, reverse=True)
+
+
+def reason(error, conninfo):
+    """psycopg's message on one line, with no password of the connection string in it."""
+    text = " ".join(str(error).split())
+    for password in passwords(conninfo):
+        text = text.replace(password, "***")
+    return text
+
+
+class DatabaseError(RuntimeError):
+    """The memory database could not do what was asked. `database` is its URL, password masked; `sqlstate` is
+    PostgreSQL's code for the error, or None where the server sent none (it was not reached)."""
+
+    def __init__(self, message, database, sqlstate=None):
+        super().__init__(message)
+        self.database, self.sqlstate = database, sqlstate
+
+
+class DatabaseUnavailable(DatabaseError):
+    """The database server cannot be reached, or the connection to it was lost."""
+
+
+class DatabaseRefused(DatabaseError):
+    """The server answered and refused the connection: a wrong password, an unknown role or database."""
+
+
+class QueryFailed(DatabaseError):
+    """The connection worked and a statement failed: canceled, a deadlock, a lock timeout, a missing right..."""
+
+
+class MemoryTablesMissing(QueryFailed):
+    """The store's tables are not in this database and schema: create_memory_tables makes them, once."""
+
+
+def sqlstate_of(error):
+    return getattr(error, "sqlstate", None) or getattr(getattr(error, "diag", None), "sqlstate", None)
+
+
+def translated(error, conninfo):
+    """The DatabaseError that says what `error` (a psycopg error or the pool's timeout) means."""
+    database, state, said = masked(conninfo), sqlstate_of(error), reason(error, conninfo)
+    code = f" (SQLSTATE {state})" if state else ""
+    if isinstance(error, PoolTimeout):
+        return DatabaseUnavailable(
+            f"No connection to the memory database at {database} within the pool's timeout: the server cannot be"
+            f" reached, or this process holds every connection of its pool at once. psycopg_pool said: {said}",
+            database)
+    if state and state.startswith(REFUSED):
+        return DatabaseRefused(
+            f"The memory database at {database} refused the connection{code}: check the user, the password and the"
+            f" database name in the URL. PostgreSQL said: {said}", database, state)
+    if state is None and "authentication failed" in said:  # libpq reports some refusals without a code
+        return DatabaseRefused(
+            f"The memory database at {database} refused the connection: check the user and the password in the"
+            f" URL. psycopg said: {said}", database)
+    if state is None or state.startswith(CONNECTION_LOST):
+        return DatabaseUnavailable(
+            f"Cannot reach the memory database at {database}{code}. Check that its server is running and reachable"
+            f" (the URL comes from {DATABASE_URL_VARIABLE} when that is set; without it, the notebook starts a server"
+            f" of its own, which stops with the kernel). psycopg said: {said}", database, state)
+    hint = WHAT_TO_DO.get(state, "the statement and PostgreSQL's message say which")
+    return QueryFailed(f"A query on the memory database at {database} failed{code}: {hint}. PostgreSQL said: {said}",
+                       database, state)
+
+
+@contextmanager
+def database_errors(conninfo):
+    """psycopg's errors inside the block, raised as the DatabaseError that says what happened (psycopg's error kept
+    as its cause)."""
+    try:
+        yield
+    except (psycopg.Error, PoolTimeout) as error:
+        raise translated(error, conninfo) from error
+
+
+def missing_tables(conninfo, schema):
+    return MemoryTablesMissing(
+        f"The memory store's tables are not in schema {schema!r} of the database at {masked(conninfo)}. Create them"
+        f" once, as a role that may create tables there: create_memory_tables(url, schema={schema!r}) from"
+        " memory_cookbook.postgres_store, or `python scripts/create_memory_tables.py` with the URL in"
+        f" {DATABASE_URL_VARIABLE}.", masked(conninfo), "42P01")
+
+
+def checked_text(field, value, max_length=None, optional=False):
+    """`value`, if PostgreSQL can store it in a TEXT column as `field`: a string without NUL characters, non-empty,
+    at most `max_length` characters; None passes when `optional`. Otherwise a ValueError naming the field."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{field} must be a non-empty string; got {value!r}")
+    if "\x00" in value:
+        raise ValueError(f"{field} holds a NUL character (\\x00), which PostgreSQL text cannot store: {value!r}")
+    if max_length is not None and len(value) > max_length:
+        raise ValueError(f"{field} is {len(value):,} characters long; the store takes at most {max_length}")
+    return value
+
+
+def checked_id(field, value, optional=False):
+    """A customer or ticket id the store can keep: see checked_text, with ID_MAX_LENGTH."""
+    return checked_text(field, value, ID_MAX_LENGTH, optional)

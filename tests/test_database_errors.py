@@ -1,0 +1,61 @@
+"""memory_cookbook/database_errors.py: a password never shows, in any form of connection string; each psycopg error
+becomes the DatabaseError that says what happened, with its SQLSTATE and psycopg's error as its cause; values
+PostgreSQL cannot store are refused by name. No database needed."""
+
+import psycopg
+import pytest
+from psycopg_pool import PoolTimeout
+
+from memory_cookbook.database_errors import (DatabaseRefused, DatabaseUnavailable, QueryFailed, checked_id,
+                                             database_errors, masked)
+
+SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have
+
+
+@pytest.mark.parametrize("conninfo, shown", [
+    ("postgresql://support:hunter2@db.example.com/support", "postgresql://support:***@db.example.com/support"),
+    ("postgresql://support@db.example.com/support?password=hunter2&sslmode=require",
+     "postgresql://support@db.example.com/support?password=***&sslmode=require"),
+    ("host=db.example.com password=hunter2 dbname=support", "host=db.example.com password=*** dbname=support"),
+    ("host=db.example.com password = 'hun ter2' dbname=support", "host=db.example.com password = *** dbname=support"),
+    ("postgresql://support@db.example.com:5432/support", "postgresql://support@db.example.com:5432/support"),
+], ids=["user:password@", "?password=", "key-value", "key-value, quoted", "no password"])
+def test_a_password_is_masked_in_every_form_of_connection_string(conninfo, shown):
+    assert masked(conninfo) == shown
+
+
+def test_a_password_psycopg_repeats_is_masked_in_the_message_too():
+    conninfo = f"host=db.example.com password='{SECRET}'"
+    with pytest.raises(DatabaseUnavailable) as raised, database_errors(conninfo):
+        raise psycopg.OperationalError(f"connection failed for password {SECRET}")
+    assert SECRET not in str(raised.value) and "password=***" in str(raised.value)
+
+
+@pytest.mark.parametrize("error, kind, sqlstate", [
+    (psycopg.OperationalError("connection failed: Connection refused"), DatabaseUnavailable, None),
+    (PoolTimeout("couldn't get a connection after 5.00 sec"), DatabaseUnavailable, None),
+    (psycopg.errors.AdminShutdown("terminating connection due to administrator command"), DatabaseUnavailable, "57P01"),
+    (psycopg.errors.InvalidPassword("password authentication failed for user"), DatabaseRefused, "28P01"),
+    (psycopg.OperationalError('password authentication failed for user "support"'), DatabaseRefused, None),
+    (psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), QueryFailed, "57014"),
+    (psycopg.errors.DeadlockDetected("deadlock detected"), QueryFailed, "40P01"),
+    (psycopg.errors.LockNotAvailable("canceling statement due to lock timeout"), QueryFailed, "55P03"),
+    (psycopg.errors.InsufficientPrivilege("permission denied for table memories"), QueryFailed, "42501"),
+], ids=lambda value: type(value).__name__ if isinstance(value, Exception) else None)
+def test_each_psycopg_error_is_the_error_that_says_what_happened(error, kind, sqlstate):
+    conninfo = "postgresql://support:hunter2@db.example.com/support"
+    with pytest.raises(DatabaseUnavailable.__base__) as raised, database_errors(conninfo):
+        raise error
+    assert type(raised.value) is kind and raised.value.sqlstate == sqlstate
+    assert raised.value.__cause__ is error  # chained: psycopg's traceback and diagnostics stay reachable
+    assert raised.value.database == "postgresql://support:***@db.example.com/support"
+    assert "hunter2" not in str(raised.value) and (sqlstate is None or f"SQLSTATE {sqlstate}" in str(raised.value))
+
+
+@pytest.mark.parametrize("value, says", [("C-1\x00", "customer holds a NUL character"),
+                                         ("C-" + "9" * 300, "customer is 302 characters long; the store takes at most"),
+                                         ("", "customer must be a non-empty string"),
+                                         (42, "customer must be a non-empty string")])
+def test_an_id_postgresql_cannot_store_is_refused_by_name(value, says):
+    with pytest.raises(ValueError, match=says):
+        checked_id("customer", value)

@@ -1,0 +1,75 @@
+"""memory_cookbook/postgres_server.py: the kernel's own server touches nothing else. It refuses a folder holding other
+files (and leaves them), never removes a folder it did not create, refuses a folder where another live process's server
+runs (and leaves that server running), and cleans up a server whose owner was killed."""
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import psutil
+import pytest
+
+from memory_cookbook import postgres_server
+from memory_cookbook.postgres_server import MARKER, EmbeddedServer, ServerFolderError, memory_database
+
+
+@pytest.fixture(autouse=True)
+def no_database_url(monkeypatch):
+    monkeypatch.delenv(postgres_server.DATABASE_URL_VARIABLE, raising=False)
+
+
+def test_a_folder_holding_other_files_is_refused_and_left_as_it_was(tmp_path):
+    (tmp_path / "my_notes").mkdir()
+    (tmp_path / "my_notes" / "keep.txt").write_text("a reader's notes")
+    with pytest.raises(ServerFolderError, match="holds files that are not a memory_cookbook server's"):
+        memory_database(tmp_path / "my_notes")
+    assert [path.name for path in (tmp_path / "my_notes").iterdir()] == ["keep.txt"]
+
+
+def test_a_file_is_refused_as_a_server_folder(tmp_path):
+    (tmp_path / "notes.txt").write_text("kept")
+    with pytest.raises(ServerFolderError, match="is a file"):
+        memory_database(tmp_path / "notes.txt")
+    assert (tmp_path / "notes.txt").read_text() == "kept"
+
+
+def owned_by(folder, pid, started):
+    marker = json.loads((folder / MARKER).read_text())
+    (folder / MARKER).write_text(json.dumps({**marker, "owner_pid": pid, "owner_started": started}))
+
+
+@pytest.fixture
+def readable_folder():
+    """A temporary folder the server's user can reach (as root it runs as another user, who cannot enter pytest's)."""
+    folder = Path(tempfile.mkdtemp(prefix="cookbook-server-test-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_another_live_owners_server_is_refused_and_a_killed_owners_is_cleaned_up(readable_folder):
+    """One folder, made by the test (so not the server's to remove): a server starts in it; marked as another live
+    process's, it is refused and keeps running; marked as a killed process's, it is stopped and a new one starts."""
+    folder = readable_folder / "postgres_data"
+    folder.mkdir()
+    first = EmbeddedServer(folder)
+    try:
+        parent = psutil.Process().parent()
+        owned_by(folder, parent.pid, parent.create_time())  # a live process that is not this one
+        with pytest.raises(ServerFolderError, match=f"another live process \\(pid {parent.pid}"):
+            EmbeddedServer(folder)
+        assert first.running()
+        killed = subprocess.Popen([sys.executable, "-c", "pass"])
+        killed_started = psutil.Process(killed.pid).create_time()
+        killed.wait()
+        owned_by(folder, killed.pid, killed_started)
+        old_postmaster = (folder / "postmaster.pid").read_text().split()[0]
+        second = EmbeddedServer(folder)
+        assert second.running() and (folder / "postmaster.pid").read_text().split()[0] != old_postmaster
+        second.stop()
+    finally:
+        postgres_server.stop_server_in(folder)
+    assert folder.is_dir() and list(folder.iterdir()) == []  # emptied, not removed: the test made it
