@@ -161,20 +161,33 @@ def memory_explorer(calls):
     """Three dropdowns over the recorded routing calls (customer, later message, memory set) and what Jev answered."""
     import ipywidgets as widgets  # only the explorer needs it
 
+    from ipywidgets.widgets.widget_description import DescriptionStyle
+    from ipywidgets.widgets.widget_string import HTMLStyle
+
     class MemoryExplorer(widgets.VBox):
         def __init__(self, calls):
+            # Model ids of our own, not random ones, for the explorer and every model it is made of: the notebook's
+            # saved output names the explorer's, and its saved widget state (which JupyterLab shows before the
+            # kernel runs) names them all, so Restart Kernel and Run All leaves both as committed.
+            name = f"memory-explorer-{next(EXPLORERS_MADE)}"
+
+            def ids(part, style=None, **layout):
+                made = {"model_id": f"{name}-{part}", "layout": widgets.Layout(model_id=f"{name}-{part}-layout",
+                                                                               **layout)}
+                return made | ({"style": style(model_id=f"{name}-{part}-style")} if style else {})
+
             self.calls = calls
             self.customer = widgets.Dropdown(description="customer", options=[
                 (f"{customer} · {company}", customer)
-                for customer, company in dict.fromkeys((call.customer, call.company) for call in calls)])
-            self.subject = widgets.Dropdown(description="message")
-            self.memories = widgets.Dropdown(description="memories")
-            self.chart = widgets.Image(format="png", layout=widgets.Layout(width=CHART_WIDTH))
-            self.facts = widgets.HTML()
-            # A model id of our own, not a random one: the notebook's saved output (which names it) stays the same
-            # after Restart Kernel and Run All, so saving it changes nothing in git.
-            super().__init__([widgets.HBox([self.customer, self.subject, self.memories]), self.chart, self.facts],
-                             model_id=f"memory-explorer-{next(EXPLORERS_MADE)}")
+                for customer, company in dict.fromkeys((call.customer, call.company) for call in calls)],
+                **ids("customer", DescriptionStyle))
+            self.subject = widgets.Dropdown(description="message", **ids("subject", DescriptionStyle))
+            self.memories = widgets.Dropdown(description="memories", **ids("memories", DescriptionStyle))
+            self.chart = widgets.Image(format="png", **ids("chart", width=CHART_WIDTH))
+            self.facts = widgets.HTML(**ids("facts", HTMLStyle))
+            choices = widgets.HBox([self.customer, self.subject, self.memories], **ids("choices"))
+            super().__init__([choices, self.chart, self.facts], model_id=name,
+                             layout=widgets.Layout(model_id=f"{name}-layout"))
             self.updating = False
             for dropdown in (self.customer, self.subject, self.memories):
                 dropdown.observe(self.chosen, "value")

@@ -37,6 +37,7 @@ DEPENDENCIES = ("typesafe_sdk", "cooksafe", "lzstring", "filelock", "pydantic", 
                 "IPython.display", "psycopg", "psycopg_pool", "psutil", "fasteners")
 
 
+@pytest.mark.slow  # a fresh interpreter importing matplotlib, psycopg and ipywidgets: about 2 s
 def test_importing_every_runtime_module_loads_neither_the_lesson_nor_a_dev_tool_and_changes_nothing_global(tmp_path):
     loaded = fresh_interpreter(f"""
         import json, sys

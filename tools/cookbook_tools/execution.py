@@ -24,13 +24,14 @@ print(_json.dumps([call for log in _logs.values() for call in log]))"""
 KERNELS_STARTED = []  # the notebooks this process ran in a kernel, in order (the suite reports how many)
 
 
-def execute(notebook, allow_errors=False, folder=NOTEBOOKS):
+def execute(notebook, allow_errors=False, folder=NOTEBOOKS, store_widget_state=False):
     """Run a notebook object top to bottom in a fresh kernel of this Python environment, in `folder` (notebooks/, or
-    the notebooks of a copy of the repository)."""
+    the notebooks of a copy of the repository). With store_widget_state, the widgets' last state goes into the
+    notebook's metadata, where JupyterLab finds it to show a widget before the kernel runs."""
     KERNELS_STARTED.append(notebook.metadata.get("name", "notebook"))
     kernel = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
     client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False, allow_errors=allow_errors,
-                            store_widget_state=False,
+                            store_widget_state=store_widget_state,
                             resources={"metadata": {"path": str(folder)}})
     return client.execute()
 
@@ -77,7 +78,8 @@ def run_in_place(notebook_path):
     """Execute one notebook in place, then rewrite the modules from the notebooks as they now are."""
     notebook = nbformat.read(notebook_path, as_version=4)
     started = time.monotonic()
-    execute(notebook)
+    notebook.metadata.pop("widgets", None)  # only the state of this run's widgets
+    execute(notebook, store_widget_state=True)
     for cell in notebook.cells:
         if cell.cell_type == "code":  # under load one print() can arrive in pieces: commit it whole, as it reads
             cell.outputs = coalesce_streams(cell.outputs)
