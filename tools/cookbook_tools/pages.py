@@ -50,9 +50,11 @@ def documents():
 
 
 MARKDOWN_PLUGINS = ["strikethrough", "table"]
-PAGE_STYLE = """body { max-width: 60rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
+# A command longer than the column wraps onto the next line instead of running past the right edge.
+PAGE_STYLE = """body { max-width: 72rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
   color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
-pre, code { background: #f6f8fa; font-size: 90%; } pre { padding: .8rem; overflow-x: auto; }
+pre, code { background: #f6f8fa; font-size: 90%; } pre { padding: .8rem; white-space: pre-wrap;
+  overflow-wrap: anywhere; }
 a { color: #0969da; } a.anchor-link { display: none; margin-left: .3rem; text-decoration: none; }
 :hover > a.anchor-link { display: inline; }"""
 # mermaidx measures labels with DejaVu Sans, which has no CJK glyphs, so a Chinese label can come out wider than its
@@ -62,7 +64,8 @@ DIAGRAM_STYLE = (".mermaid-diagram svg { max-width: 100%; height: auto; }"
 SHOW_CODE = {"en": "Show the code", "zh": "显示代码"}  # a hidden code cell's label, in the page's language
 NOTEBOOK_STYLE = DIAGRAM_STYLE + """
 details > summary { margin: .5rem 0; font: 600 14px system-ui, sans-serif; color: #0969da; cursor: pointer; }
-details.hidden-source > summary { margin-left: 70px; }"""
+details.hidden-source > summary { margin-left: 70px; }
+.jp-OutputArea-output td:not(:last-child) { white-space: nowrap; }"""  # dates and ids stay whole; the last column wraps
 
 
 def notebook_paths():
