@@ -3,6 +3,7 @@ repository to run in, the readers' run of every notebook, and what a playground 
 
 import itertools
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -30,9 +31,10 @@ PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/play
 
 
 def pytest_collection_modifyitems(items):
-    """The classroom kit's test goes last: its check runs in the background meanwhile (tests/kit_install.py).
-    (tools/cookbook_tools/pytest_plugin.py marks nbval's notebook cells slow.)"""
-    items.sort(key=lambda item: item.name == KIT_TEST)  # stable: only the kit's test moves
+    """The tests that read the readers' run go last, and the classroom kit's test after them: both run in the
+    background meanwhile (ReadersRun, tests/kit_install.py). (tools/cookbook_tools/pytest_plugin.py marks nbval's
+    notebook cells slow.)"""
+    items.sort(key=lambda item: (item.name == KIT_TEST, reads_the_readers_run(item)))  # stable: only these move
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -243,35 +245,67 @@ def copy_of_the_repository(folder):
 LONGEST_READERS_RUN = ("09_", "05_")
 
 
-def run_as_readers(folder, notebook_paths):
+def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_notebook=execution.executed_as_readers_do):
     """Each notebook run once more beside nbval's run, the way readers do (each code cell twice in a row, then Run
     All again, in one kernel), in a copy of the repository in `folder` (so nothing in the committed tree is written),
     with the canary key set and jevcompat's fake Jev as the endpoint: any call the cache lacked would reach the fake
     server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key."""
-    cache_before = CACHE_FILE.read_bytes()  # what the copy starts from, read before anything can change it
+    cache_before = committed_cache.read_bytes()  # what the copy starts from, read before anything can change it
     copy = copy_of_the_repository(folder)
-    with fake_jev() as server, pytest.MonkeyPatch.context() as patch:
-        configure(patch, cache_path=copy / CACHE_FILE.name, key=CANARY_KEY, endpoint=server.url)
+    with fake_jev() as server:
+        # The kernels' own environment, not this process's: the run goes on beside other tests (ReadersRun).
+        env = {**os.environ, "COOKBOOK_CACHE": str(copy / CACHE_FILE.name), "TYPESAFE_API_KEY": CANARY_KEY,
+               "TYPESAFE_ENDPOINT": server.url}
         # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet. The longest
         # (09 starts a server and four processes) goes first, so that it does not run alone at the end.
         ordered = sorted(notebook_paths, key=lambda path: not path.name.startswith(LONGEST_READERS_RUN))
         with ThreadPoolExecutor(max_workers=2) as pool:
-            executed = pool.map(lambda path: execution.executed_as_readers_do(path, folder=copy / "notebooks"), ordered)
+            executed = pool.map(lambda path: run_notebook(path, folder=copy / "notebooks", env=env), ordered)
             runs = {path.name: run for path, run in zip(ordered, executed, strict=True)}
         requests = requests_served(server)
     return SimpleNamespace(runs=runs, cache_before=cache_before, cache_after=(copy / CACHE_FILE.name).read_bytes(),
                            requests=requests)
 
 
+class ReadersRun(threading.Thread):
+    """The readers' run of every English notebook, in the background from the moment the session's tests are chosen
+    (its kernels mostly wait, so the other tests run meanwhile); the tests that read it run last but the kit's."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.result, self.error = None, None
+
+    def run(self):
+        try:
+            with tempfile.TemporaryDirectory(prefix="cookbook-readers-") as folder:  # not pytest's: see postgres_server
+                self.result = run_as_readers(Path(folder), ENGLISH_NOTEBOOKS)
+        except BaseException as error:  # raised again in the tests that read the run
+            self.error = error
+
+
 @pytest.fixture(scope="session")
-def readers_run(tmp_path_factory):
+def readers_run(pytestconfig):
     """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
     test all read this one run."""
-    with tempfile.TemporaryDirectory(prefix="cookbook-readers-") as folder:  # not in pytest's: see postgres_server
-        return run_as_readers(Path(folder), ENGLISH_NOTEBOOKS)
+    background = getattr(pytestconfig, "readers_run", None)
+    if background is None:  # collected without the hook below (a test named alone): run it here
+        background = pytestconfig.readers_run = ReadersRun()
+        background.start()
+    background.join(timeout=600)
+    assert not background.is_alive(), "the readers' run did not finish within 10 minutes"
+    if background.error:
+        raise background.error
+    return background.result
+
+
+def reads_the_readers_run(item):
+    return "readers_run" in getattr(item, "fixturenames", ())
 
 
 def pytest_collection_finish(session):
+    if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
+        session.config.readers_run = ReadersRun()
+        session.config.readers_run.start()
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
         session.config.kit_install = KitInstall()

@@ -17,17 +17,17 @@ from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 pytestmark = pytest.mark.slow  # the readers' run
 
 
-def test_the_readers_runs_cache_before_is_the_committed_cache_before_the_run(monkeypatch, tmp_path):
+def test_the_readers_runs_cache_before_is_the_committed_cache_before_the_run(tmp_path):
     committed = tmp_path / "json_cache.json"
     committed.write_text("{}")
-    monkeypatch.setattr(conftest, "CACHE_FILE", committed)
 
-    def a_run_during_which_the_committed_cache_changes(path, folder):
+    def a_run_during_which_the_committed_cache_changes(path, folder, env):
         committed.write_text('{"written": "during the run"}')
 
-    monkeypatch.setattr(conftest.execution, "executed_as_readers_do", a_run_during_which_the_committed_cache_changes)
     (tmp_path / "checkout").mkdir()
-    assert conftest.run_as_readers(tmp_path / "checkout", ENGLISH_NOTEBOOKS[:1]).cache_before == b"{}"
+    # Given as arguments, not patched into the modules: the readers' run itself goes on in the background meanwhile.
+    assert conftest.run_as_readers(tmp_path / "checkout", ENGLISH_NOTEBOOKS[:1], committed_cache=committed,
+                                   run_notebook=a_run_during_which_the_committed_cache_changes).cache_before == b"{}"
 
 
 def test_notebooks_use_every_recorded_call_and_no_other(readers_run):

@@ -24,16 +24,17 @@ print(_json.dumps([call for log in _logs.values() for call in log]))"""
 KERNELS_STARTED = []  # the notebooks this process ran in a kernel, in order (the suite reports how many)
 
 
-def execute(notebook, allow_errors=False, folder=NOTEBOOKS, store_widget_state=False):
+def execute(notebook, allow_errors=False, folder=NOTEBOOKS, store_widget_state=False, env=None):
     """Run a notebook object top to bottom in a fresh kernel of this Python environment, in `folder` (notebooks/, or
     the notebooks of a copy of the repository). With store_widget_state, the widgets' last state goes into the
-    notebook's metadata, where JupyterLab finds it to show a widget before the kernel runs."""
+    notebook's metadata, where JupyterLab finds it to show a widget before the kernel runs. `env`: the kernel's
+    environment, instead of this process's (which another thread may be using meanwhile)."""
     KERNELS_STARTED.append(notebook.metadata.get("name", "notebook"))
     kernel = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
     client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False, allow_errors=allow_errors,
                             store_widget_state=store_widget_state,
                             resources={"metadata": {"path": str(folder)}})
-    return client.execute()
+    return client.execute(**({"env": env} if env is not None else {}))
 
 
 def reported_calls(notebook):
@@ -50,7 +51,7 @@ def executed_with_calls(notebook_path):
     return notebook, reported_calls(notebook)
 
 
-def executed_as_readers_do(notebook_path, folder=NOTEBOOKS):
+def executed_as_readers_do(notebook_path, folder=NOTEBOOKS, env=None):
     """Run a notebook the way readers do, in one kernel: each code cell twice in a row, then Run All again.
     Returns .twice (the second run of each cell), .again (the notebook as Run All again left it) and .calls (what
     its ask() answered)."""
@@ -62,7 +63,7 @@ def executed_as_readers_do(notebook_path, folder=NOTEBOOKS):
         second_runs.append(copies[-1])
     again = [fresh_copy(cell) for cell in cells]
     notebook = nbformat.v4.new_notebook(cells=[*twice, *again, nbformat.v4.new_code_cell(REPORT_CALLS)])
-    execute(notebook, folder=folder)
+    execute(notebook, folder=folder, env=env)
     calls = reported_calls(notebook)
     return SimpleNamespace(twice=nbformat.v4.new_notebook(cells=second_runs),
                            again=nbformat.v4.new_notebook(cells=again), calls=calls)
