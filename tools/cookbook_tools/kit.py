@@ -22,6 +22,7 @@ import sys
 import tomllib
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -344,14 +345,16 @@ def build(out, kit_targets, index_url=PYPI, report=print_steps):
     wheelhouse = out / "wheels"
     shutil.rmtree(wheelhouse, ignore_errors=True)
     wheelhouse.mkdir()
-    report("copying the notebooks, data and recorded answers; building the pages")
+    report("copying the notebooks, data and recorded answers; building the pages while pip downloads")
     copy_project(out)
-    build_site(out)
-    roots = requirements(out / "requirements.txt")
-    build_source_only(wheelhouse, roots, index_url, report)
-    for number, target in enumerate(kit_targets, 1):
-        report(f"[{number}/{len(kit_targets)}] {target.label}")
-        download(wheelhouse, target, roots, index_url, report)
+    with ThreadPoolExecutor(max_workers=1) as pages_builder:  # pip works in processes of its own meanwhile
+        site = pages_builder.submit(build_site, out)
+        roots = requirements(out / "requirements.txt")
+        build_source_only(wheelhouse, roots, index_url, report)
+        for number, target in enumerate(kit_targets, 1):
+            report(f"[{number}/{len(kit_targets)}] {target.label}")
+            download(wheelhouse, target, roots, index_url, report)
+        site.result()  # a failed page build stops the kit too
     return out
 
 
