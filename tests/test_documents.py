@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT
 from cookbook_tools import kit
 from cookbook_tools.pages import CHINESE_README, README, ParsedMarkdown, documents
-from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS
 
 READMES = {README: ENGLISH_NOTEBOOKS, CHINESE_README: CHINESE_NOTEBOOKS}
 
@@ -90,3 +90,37 @@ def test_the_readmes_link_every_maintainers_page_the_license_and_contributing():
     wanted = {path.resolve() for path in [*(ROOT / "docs").glob("*.md"), ROOT / "LICENSE", ROOT / "CONTRIBUTING.md"]
               if not path.name.endswith(".zh.md")}
     assert sorted(str(path.relative_to(ROOT)) for path in wanted - linked) == []
+
+
+# The teacher's guides name cells by their notebook's section ("04: "Consequence 2", ..."): each name must be a
+# section of that notebook in the guide's language, or the teacher looks for a cell that is not there.
+GUIDES = {ROOT / "docs" / "teaching.md": ("## Running one cell again", r'"([^"]+)"', ""),
+          ROOT / "docs" / "teaching.zh.md": ("## 重新运行一个单元格", r"“([^”]+)”", ".zh")}
+
+
+def section_names(path):
+    return [line.lstrip("#").strip() for cell in nbformat.read(path, as_version=4).cells
+            if cell.cell_type == "markdown" for line in cell.source.splitlines() if line.startswith("#")]
+
+
+def named_sections(guide):
+    """(notebook number, a section name) for each name the guide's re-run section gives in its list items."""
+    heading, quoted, _ = GUIDES[guide]
+    section = guide.read_text().split(heading, 1)[1].split("\n## ", 1)[0]
+    for paragraph in section.split("\n\n"):
+        for item in re.split(r"\n(?=- )", paragraph):
+            number = re.match(r"- (\d\d)", item.strip())
+            if number:
+                yield from ((number.group(1), name) for name in re.findall(quoted, re.sub(r"\s+", " ", item)))
+
+
+@pytest.mark.parametrize("guide", GUIDES, ids=lambda path: path.name)
+def test_every_section_a_guide_names_is_a_section_of_that_notebook(guide):
+    suffix = GUIDES[guide][2]
+    sections = {path.name[:2]: section_names(path) for path in NOTEBOOKS.glob(f"[0-9][0-9]_*{suffix}.ipynb")
+                if path.name.endswith(f"{suffix}.ipynb") and (suffix or ".zh." not in path.name)}
+    named = list(named_sections(guide))
+    assert len(named) > 10
+    assert [(number, name) for number, name in named
+            if not any(section == name or section.startswith(name + ":") or section.startswith(name + "：")
+                       for section in sections[number])] == []
