@@ -109,6 +109,7 @@ def test_each_notebook_ends_with_a_recap_and_a_link_onwards(name):
     assert re.search(r"\]\((0\d_[a-z_]+(\.zh)?\.ipynb|\.\./README\.md)\)", last.source)
 
 
+@pytest.mark.slow  # a pytest of its own that collects every notebook: about a second
 def test_the_quick_loop_leaves_out_nbvals_notebook_cells():
     # notebooks/ alone (tests/conftest.py unread: the plugin pytest.ini loads marks them): every cell of every English
     # notebook is collected, then deselected (a Chinese twin's cells would add to the count); none left is exit 5
