@@ -268,12 +268,17 @@ def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_noteb
 
 
 class ReadersRun(threading.Thread):
-    """The readers' run of every English notebook, in the background from the moment the session's tests are chosen
-    (its kernels mostly wait, so the other tests run meanwhile); the tests that read it run last but the kit's."""
+    """The readers' run of every English notebook, in the background once nbval's notebooks are done (the other
+    tests mostly wait on processes of their own meanwhile); the tests that read it run last but the kit's."""
 
     def __init__(self):
         super().__init__(daemon=True)
-        self.result, self.error = None, None
+        self.result, self.error, self.begun = None, None, False
+
+    def begin(self):
+        if not self.begun:
+            self.begun = True
+            self.start()
 
     def run(self):
         try:
@@ -283,6 +288,14 @@ class ReadersRun(threading.Thread):
             self.error = error
 
 
+def pytest_runtest_setup(item):
+    """The readers' run starts once nbval's notebooks are done: both are kernels, the rest of the suite mostly waits
+    on processes of its own, so the run fills that time instead of slowing nbval down."""
+    background = getattr(item.config, "readers_run", None)
+    if background is not None and item.path.suffix != ".ipynb":
+        background.begin()
+
+
 @pytest.fixture(scope="session")
 def readers_run(pytestconfig):
     """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
@@ -290,7 +303,7 @@ def readers_run(pytestconfig):
     background = getattr(pytestconfig, "readers_run", None)
     if background is None:  # collected without the hook below (a test named alone): run it here
         background = pytestconfig.readers_run = ReadersRun()
-        background.start()
+    background.begin()
     background.join(timeout=600)
     assert not background.is_alive(), "the readers' run did not finish within 10 minutes"
     if background.error:
@@ -304,8 +317,7 @@ def reads_the_readers_run(item):
 
 def pytest_collection_finish(session):
     if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
-        session.config.readers_run = ReadersRun()
-        session.config.readers_run.start()
+        session.config.readers_run = ReadersRun()  # started with the first test that is not a notebook's cell
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
         session.config.kit_install = KitInstall()

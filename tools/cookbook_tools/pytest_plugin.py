@@ -15,7 +15,8 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   its outputs; a twin named on the command line is still run (tests/sanitize.cfg masks the folded answers' label);
 - notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook);
 - tests marked `network` (the classroom kit's check, which downloads wheels) are skipped unless --run-network is
-  given: a plain `pytest` passes with no network at all, and the README's test command asks for them.
+  given: a plain `pytest` passes with no network at all, and the README's test command asks for them; tests marked
+  `scale` (a million memories) only with --run-scale.
 """
 
 import os
@@ -35,12 +36,14 @@ DATABASES_BEFORE = set()  # the session removes only what it wrote
 SET_ASIDE = {}  # a developer's live settings, restored when the session ends
 
 
-RUN_NETWORK = "--run-network"
+RUN_NETWORK, RUN_SCALE = "--run-network", "--run-scale"
 
 
 def pytest_addoption(parser):
     parser.addoption(RUN_NETWORK, action="store_true",
                      help="also run the tests marked network (the classroom kit's download and offline install)")
+    parser.addoption(RUN_SCALE, action="store_true",
+                     help="also run the tests marked scale (a million memories in PostgreSQL: minutes, GBs of disk)")
 
 
 def network_asked(config):
@@ -70,11 +73,14 @@ def named_paths(config):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     offline = pytest.mark.skip(reason=f"needs the network: run pytest with {RUN_NETWORK}")
+    small = pytest.mark.skip(reason=f"a desk's size, minutes: run pytest with {RUN_SCALE}")
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
         if "network" in item.keywords and not network_asked(config):
             item.add_marker(offline)
+        if "scale" in item.keywords and not config.getoption(RUN_SCALE):
+            item.add_marker(small)
 
 
 def pytest_unconfigure():
