@@ -93,7 +93,10 @@ def test_at_a_million_memories_a_forget_stalls_no_other_recall_and_the_erase_lea
     assert longest_overlapping_ms(spans, started, forgot) <= LONGEST_RECALL_MS
 
     with PostgresStore(postgres_server.url, schema=SCHEMA) as owner:
-        assert len(erase_forgotten(postgres_server.url, SCHEMA)) == 2  # one partition of each table
+        erase_started = time.time()
+        erased = erase_forgotten(postgres_server.url, SCHEMA)
+        print(f"erase_forgotten: {(time.time() - erase_started) * 1e3:.0f} ms, rewrote {erased}")
+        assert len(erased) == 1 and erased[0].startswith("memories_")  # its partition (no ledger was filled)
         files = table_files(owner, postgres_server)
         tickets = [f"T-{number:07d}" for number in range(FORGOTTEN, MEMORIES, CUSTOMERS)]
         assert [text for text in (customer(FORGOTTEN), f"Company {FORGOTTEN:05d}", *tickets)
