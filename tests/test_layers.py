@@ -144,17 +144,15 @@ def test_a_kernel_started_in_notebooks_gets_the_committed_lesson_not_the_decoy(d
 
 
 @pytest.mark.slow
-def test_the_suite_gets_the_committed_lesson_not_the_decoy(decoy_python):
-    probe = ROOT / "tests" / f"test_decoy_probe_{os.getpid()}.py"  # removed below; named per process
+def test_the_suite_gets_the_committed_lesson_not_the_decoy(decoy_python, tmp_path):
+    probe = tmp_path / "test_decoy_probe.py"  # outside the repository: the run reads pytest.ini with -c
     probe.write_text("import basic_memory\n\n\ndef test_lesson():\n    print(basic_memory.__file__)\n")
-    try:
-        # pytest.ini's pythonpath is what puts notebooks/ first; its addopts (nbval, the plugin) and the installed
-        # plugins are not needed here
-        result = subprocess.run([decoy_python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-o", "addopts=",
-                                 str(probe)], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                                env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-    finally:
-        probe.unlink()
+    # pytest.ini's pythonpath is what puts notebooks/ first; its addopts (nbval, the plugin) and the installed plugins
+    # are not needed here
+    result = subprocess.run([decoy_python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-c",
+                             str(ROOT / "pytest.ini"), "--rootdir", str(ROOT), "-o", "addopts=", str(probe)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert result.returncode == 0 and str(LESSON_FILE) in result.stdout, result.stdout + result.stderr
 
 
