@@ -212,8 +212,7 @@ class PostgresStore:
 # %% ../notebooks/09_many_app_servers.ipynb cell-14c
 def erase_forgotten(url, schema="memory_cookbook"):
     """Rewrite each partition that holds forgotten rows (VACUUM FULL), one at a time, so that their bytes leave the
-    table files: run by the tables' owner, say nightly. Only a customer of the partition being rewritten waits,
-    for as long as it takes. The partitions rewritten, by name."""
+    table files: run by the tables' owner, say nightly. The partitions rewritten, by name."""
     to_erase = sql.Identifier(schema, "to_erase")
     with database_errors(url), psycopg.connect(url, autocommit=True) as db:
         noted = db.execute(sql.SQL("SELECT c.oid, c.relname, max(e.id) FROM {} e JOIN pg_class c ON c.oid = e.relation"

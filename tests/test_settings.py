@@ -1,5 +1,6 @@
 """A setting a reader may change (the gate's threshold, the store) has one binding: no notebook copies it into its
-own namespace, and changing it the way notebook 04 tells readers to reaches the wrapper."""
+own namespace, and changing it the way the notebooks tell readers to (04 the threshold, 07 the store) reaches the
+wrapper."""
 
 import ast
 import re
@@ -11,6 +12,7 @@ from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS
 # What the notebooks and the teacher's guide invite readers to change.
 SETTINGS = {"REMEMBER_AT", "STORE"}
 WRAPPER_NOTEBOOK = NOTEBOOKS / "04_wrapper.ipynb"
+SQLITE_NOTEBOOK = NOTEBOOKS / "07_memories_that_last.ipynb"  # where a second store first exists
 
 
 def code_cells(path):
@@ -68,18 +70,14 @@ def test_a_plain_assignment_in_a_notebook_is_not_the_setting(notebook_04, memory
     assert memory.REMEMBER_AT == 0.5 and notebook_04["memory_ids"]("C-1042") == ["T-101"]
 
 
-def test_the_store_replaced_as_04_says_receives_its_wrappers_memories(notebook_04, tmp_path):
-    said_in_markdown(WRAPPER_NOTEBOOK, r"STORE = \.\.\.")
-    exec(f"from memory_cookbook.stores import SqliteStore\nSTORE = SqliteStore({str(tmp_path / 'm.sqlite')!r})",
-         notebook_04)  # noqa: S102
-    notebook_04["start_from"]("T-101", "T-103")
-    assert [ticket for _, ticket, _, _ in notebook_04["STORE"].saved()] == ["T-101"]
-
-
-def test_the_store_set_on_the_lesson_module_receives_the_lessons_memories(memory, monkeypatch, tmp_path):
-    said_in_markdown(WRAPPER_NOTEBOOK, r"basic_memory\.STORE = \.\.\.")
+def test_the_store_set_as_07_says_receives_the_lessons_memories(memory, tmp_path):
+    """07's Markdown gives the line that switches the store (`... = ...`); run with a SQLite store on the right, it
+    must reach the lesson's wrapper."""
+    change = said_in_markdown(SQLITE_NOTEBOOK, r"[\w.]*STORE = \.\.\.")
     from memory_cookbook.stores import SqliteStore
 
-    monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "m.sqlite"))
+    namespace = {"basic_memory": memory, "SqliteStore": SqliteStore, "path": tmp_path / "m.sqlite"}
+    exec(change.replace("...", "SqliteStore(path)"), namespace)  # noqa: S102 - the line 07 tells readers to type
     memory.start_from("T-101", "T-103")
+    assert isinstance(memory.STORE, SqliteStore), f"07's {change!r} does not reach basic_memory.STORE"
     assert [ticket for _, ticket, _, _ in memory.STORE.saved()] == ["T-101"] and memory.MEMORIES == {}
