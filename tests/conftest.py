@@ -268,8 +268,10 @@ def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_noteb
 
 
 class ReadersRun(threading.Thread):
-    """The readers' run of every English notebook, in the background once nbval's notebooks are done (the other
-    tests mostly wait on processes of their own meanwhile); the tests that read it run last but the kit's."""
+    """The readers' run of every English notebook, in the background from the moment the session's tests are chosen
+    (its kernels and the other tests often wait on processes, so each fills the other's waits); the tests that read
+    it run last but the kit's. (Measured here: 75.6 s for the whole suite, against 78.7 s when it starts only once
+    nbval's notebooks are done.)"""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -286,14 +288,6 @@ class ReadersRun(threading.Thread):
                 self.result = run_as_readers(Path(folder), ENGLISH_NOTEBOOKS)
         except BaseException as error:  # raised again in the tests that read the run
             self.error = error
-
-
-def pytest_runtest_setup(item):
-    """The readers' run starts once nbval's notebooks are done: both are kernels, the rest of the suite mostly waits
-    on processes of its own, so the run fills that time instead of slowing nbval down."""
-    background = getattr(item.config, "readers_run", None)
-    if background is not None and item.path.suffix != ".ipynb":
-        background.begin()
 
 
 @pytest.fixture(scope="session")
@@ -317,7 +311,8 @@ def reads_the_readers_run(item):
 
 def pytest_collection_finish(session):
     if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
-        session.config.readers_run = ReadersRun()  # started with the first test that is not a notebook's cell
+        session.config.readers_run = ReadersRun()
+        session.config.readers_run.begin()
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
         session.config.kit_install = KitInstall()
