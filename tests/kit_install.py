@@ -29,7 +29,7 @@ class KitInstall(threading.Thread):
         self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
         self.kit, self.executed = self.folder / "kit", self.folder / "executed"
         self.steps = []
-        self.running = None  # the step's process, stopped at cleanup if the session ends first
+        self.running = []  # the steps' processes, stopped at cleanup if the session ends first
 
     def offline_environment(self):
         """A student's shell: no pip configuration, no Jupyter or Python settings of this machine, an empty home,
@@ -43,19 +43,29 @@ class KitInstall(threading.Thread):
     def step(self, name, command, **options):
         started = time.monotonic()
         # At the suite's own priority: this check is the longest part of the suite (the rest runs meanwhile).
-        self.running = subprocess.Popen(command, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, **options)
-        output, _ = self.running.communicate()
-        self.steps.append(SimpleNamespace(name=name, command=command, returncode=self.running.returncode,
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **options)
+        self.running.append(process)
+        output, _ = process.communicate()
+        self.steps.append(SimpleNamespace(name=name, command=command, returncode=process.returncode,
                                           output=output[-3000:], seconds=time.monotonic() - started))
-        return self.running.returncode == 0
+        return process.returncode == 0
 
     def run(self):
-        venv_bin = self.kit / ".venv" / "bin"
-        offline = {"cwd": self.kit, "env": self.offline_environment()}
+        # The student's virtual environment is made while the kit builds, beside the kit rather than in it (the
+        # build refuses a folder that already holds something else): where it lives changes nothing it installs.
+        venv = self.folder / "venv"
+        venv_bin = venv / "bin"
+        offline = {"cwd": self.folder, "env": self.offline_environment()}
         (self.folder / "home").mkdir()
-        self.step("build", [sys.executable, str(ROOT / "scripts" / "classroom_kit.py"), "--out", str(self.kit)]) \
-            and self.step("venv", [sys.executable, "-m", "venv", ".venv"], **offline) \
+        making_venv = threading.Thread(target=self.step, args=("venv", [sys.executable, "-m", "venv", str(venv)]),
+                                       kwargs=offline)
+        making_venv.start()
+        built = self.step("build", [sys.executable, str(ROOT / "scripts" / "classroom_kit.py"), "--out",
+                                    str(self.kit)])
+        making_venv.join()
+        self.steps.sort(key=lambda step: step.name != "build")  # build, then venv, as a student meets them
+        offline["cwd"] = self.kit
+        built and self.steps[1].returncode == 0 \
             and self.step("install", [str(venv_bin / "pip"), "install", "--no-index", "--find-links", "wheels",
                                       "-r", "requirements.txt", "--no-compile", "--disable-pip-version-check"],
                           **offline) \
@@ -64,7 +74,8 @@ class KitInstall(threading.Thread):
                           cwd=self.kit / "notebooks", env=offline["env"])
 
     def cleanup(self):
-        if self.running is not None and self.running.poll() is None:
-            self.running.terminate()  # the session ended before the check (Ctrl-C, -x): do not wait for pip
+        for process in self.running:
+            if process.poll() is None:
+                process.terminate()  # the session ended before the check (Ctrl-C, -x): do not wait for pip
         self.join(timeout=60)
         shutil.rmtree(self.folder, ignore_errors=True)
