@@ -153,7 +153,7 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
                  "notebooks/__pycache__/basic_memory.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
                  "notebooks/.git/HEAD", "memory_cookbook/replay.py", "memory_cookbook/__pycache__/replay.pyc",
                  "data/tickets.json", "json_cache.json", "recorded_requests.json", "pyproject.toml", "setup.cfg",
-                 "memory_cookbook.egg-info/PKG-INFO", ".venv/bin/python", ".git/HEAD"]:
+                 "LICENSE", "memory_cookbook.egg-info/PKG-INFO", ".venv/bin/python", ".git/HEAD"]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
     for name in ("requirements.txt", ".gitignore", "pyproject.toml"):
@@ -163,7 +163,7 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     out.mkdir()
     kit.copy_project(out, root)
     assert sorted(path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()) == [
-        "data/tickets.json", "json_cache.json", "memory_cookbook/replay.py", "notebooks/01_tickets.ipynb",
+        "LICENSE", "data/tickets.json", "json_cache.json", "memory_cookbook/replay.py", "notebooks/01_tickets.ipynb",
         "notebooks/basic_memory.py", "pyproject.toml", "recorded_requests.json", "requirements.txt", "setup.cfg"]
 
 

@@ -37,7 +37,7 @@ from cookbook_tools.paths import CACHE_FILE, NOTEBOOKS, PACKAGE, PROJECT_FILE, R
 
 PYPI = "https://pypi.org/simple"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
-KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE, ROOT / "setup.cfg"]
+KIT_FILES = [CACHE_FILE, RECORDED_REQUESTS_FILE, PROJECT_FILE, ROOT / "setup.cfg", ROOT / "LICENSE"]
 KIT_FOLDERS = [NOTEBOOKS, ROOT / "data", PACKAGE]
 README_TITLE = "The cookbook's classroom kit"
 # Students get the runtime dependencies and JupyterLab (student_requirements); mermaidx, which builds the pages, has
