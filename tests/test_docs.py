@@ -413,3 +413,10 @@ def test_each_template_is_compiled_once_per_build(site_build):
 @pytest.mark.slow
 def test_the_build_draws_no_diagram_it_has_a_committed_svg_for(site_build):
     assert site_build.drawn == []
+
+
+@pytest.mark.slow
+def test_each_notebook_page_declares_the_language_it_is_written_in(site):
+    for path in notebook_paths():
+        language = "zh" if path.name.endswith(".zh.ipynb") else "en"
+        assert f'<html lang="{language}">' in (site / site_path(path)).read_text(), path.name
