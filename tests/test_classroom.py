@@ -6,16 +6,16 @@ import shutil
 
 import nbformat
 import pytest
-from conftest import ROOT, committed_entries, decoded_link, committed_requests
+from conftest import committed_entries, decoded_link, committed_requests
 
 from memory_cookbook import explorer as explorer_module
 from memory_cookbook import folded, jev_request
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE, TICKETS_FILE
 
 FOLDED = "<details><summary>Show the answer</summary>"
 REQUESTS = committed_requests()
 CACHE = committed_entries()
-LATER_SUBJECTS = [message["subject"] for message in json.loads((ROOT / "data" / "tickets.json").read_text())
+LATER_SUBJECTS = [message["subject"] for message in json.loads(TICKETS_FILE.read_text())
                   ["later_messages"]]
 
 

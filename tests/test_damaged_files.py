@@ -15,9 +15,8 @@ from memory_cookbook import cache_file
 from memory_cookbook.checked_files import DamagedFile, read_recorded_requests, read_tickets, restore_hint
 from memory_cookbook.recorded_requests import recorded_requests
 from memory_cookbook.stores import SqliteStore
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, TICKETS_FILE
 
-TICKETS_FILE = ROOT / "data" / "tickets.json"
 TICKETS = json.loads(TICKETS_FILE.read_text())
 
 
