@@ -245,17 +245,20 @@ def copy_of_the_repository(folder):
 LONGEST_READERS_RUN = ("09_", "05_")
 
 
-def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_notebook=execution.executed_as_readers_do):
+def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_notebook=execution.executed_as_readers_do,
+                   environment=None):
     """Each notebook run once more beside nbval's run, the way readers do (each code cell twice in a row, then Run
     All again, in one kernel), in a copy of the repository in `folder` (so nothing in the committed tree is written),
     with the canary key set and jevcompat's fake Jev as the endpoint: any call the cache lacked would reach the fake
-    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key."""
+    server (counted) instead of failing, so the audit sees it, and the key leak scan reads outputs made with a key.
+    `environment`: the kernels' environment before those settings (default: this process's, as it is now)."""
     cache_before = committed_cache.read_bytes()  # what the copy starts from, read before anything can change it
     copy = copy_of_the_repository(folder)
     with fake_jev() as server:
-        # The kernels' own environment, not this process's: the run goes on beside other tests (ReadersRun).
-        env = {**os.environ, "COOKBOOK_CACHE": str(copy / CACHE_FILE.name), "TYPESAFE_API_KEY": CANARY_KEY,
-               "TYPESAFE_ENDPOINT": server.url}
+        # The kernels' own environment, not this process's: the run goes on beside other tests (ReadersRun), which
+        # set and unset variables meanwhile.
+        env = {**(os.environ if environment is None else environment), "COOKBOOK_CACHE": str(copy / CACHE_FILE.name),
+               "TYPESAFE_API_KEY": CANARY_KEY, "TYPESAFE_ENDPOINT": server.url}
         # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet. The longest
         # (09 starts a server and four processes) goes first, so that it does not run alone at the end.
         ordered = sorted(notebook_paths, key=lambda path: not path.name.startswith(LONGEST_READERS_RUN))
@@ -276,6 +279,8 @@ class ReadersRun(threading.Thread):
     def __init__(self):
         super().__init__(daemon=True)
         self.result, self.error, self.begun = None, None, False
+        # Copied here, in the main thread before any test runs: a test's monkeypatch.setenv must not reach the kernels.
+        self.environment = dict(os.environ)
 
     def begin(self):
         if not self.begun:
@@ -285,7 +290,7 @@ class ReadersRun(threading.Thread):
     def run(self):
         try:
             with tempfile.TemporaryDirectory(prefix="cookbook-readers-") as folder:  # not pytest's: see postgres_server
-                self.result = run_as_readers(Path(folder), ENGLISH_NOTEBOOKS)
+                self.result = run_as_readers(Path(folder), ENGLISH_NOTEBOOKS, environment=self.environment)
         except BaseException as error:  # raised again in the tests that read the run
             self.error = error
 

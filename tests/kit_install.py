@@ -28,6 +28,7 @@ class KitInstall(threading.Thread):
         super().__init__(daemon=True)
         self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
         self.kit, self.executed = self.folder / "kit", self.folder / "executed"
+        self.environment = self.offline_environment()  # made in the main thread, before any test changes os.environ
         self.steps = []
         self.running = []  # the steps' processes, stopped at cleanup if the session ends first
 
@@ -35,7 +36,7 @@ class KitInstall(threading.Thread):
         """A student's shell: no pip configuration, no Jupyter or Python settings of this machine, an empty home,
         no key, and any network attempt sent to a closed local port."""
         kept = {name: value for name, value in os.environ.items()
-                if not name.startswith(("PIP_", "JUPYTER", "PYTHON", "VIRTUAL_ENV", "TYPESAFE_", "COOKBOOK_"))}
+                if not name.startswith(("PIP_", "JUPYTER", "JPY_", "PYTHON", "VIRTUAL_ENV", "TYPESAFE_", "COOKBOOK_"))}
         closed = "http://127.0.0.1:9"
         return kept | {"PIP_CONFIG_FILE": os.devnull, "HOME": str(self.folder / "home"), "http_proxy": closed,
                        "https_proxy": closed, "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "no_proxy": ""}
@@ -55,7 +56,7 @@ class KitInstall(threading.Thread):
         # build refuses a folder that already holds something else): where it lives changes nothing it installs.
         venv = self.folder / "venv"
         venv_bin = venv / "bin"
-        offline = {"cwd": self.folder, "env": self.offline_environment()}
+        offline = {"cwd": self.folder, "env": self.environment}
         (self.folder / "home").mkdir()
         making_venv = threading.Thread(target=self.step, args=("venv", [sys.executable, "-m", "venv", str(venv)]),
                                        kwargs=offline)

@@ -182,7 +182,7 @@ def positional(notebook):
 
 
 def test_stable_ids_are_given_once_and_a_cell_inserted_later_changes_no_other_id():
-    notebook = positional(read(ENGLISH_NOTEBOOKS[2]))
+    notebook = positional(read(NOTEBOOKS / "03_gate.ipynb"))
     del notebook.cells[4]["id"]
     chinese_edition.give_stable_ids(notebook, "03_gate.ipynb")
     ids = [cell.id for cell in notebook.cells]

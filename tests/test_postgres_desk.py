@@ -82,7 +82,7 @@ def test_a_forget_waits_for_no_reader_and_an_erase_locks_one_partition_only(post
     with psycopg.connect(postgres_store.url) as eraser:  # as erase_forgotten holds it while rewriting the partition
         eraser.execute(f"LOCK TABLE {partition} IN ACCESS EXCLUSIVE MODE")
         recalls = threading.Thread(target=lambda: recalled.extend(ids(app_store, customer) for customer in
-                                                                  elsewhere[:8]))  # 8: past psycopg's prepare_threshold
+                                                                  elsewhere[:8]))  # 8 recalls, in other partitions
         recalls.start()
         recalls.join(timeout=3)
         assert not recalls.is_alive(), "a recall in another partition waited for the partition being rewritten"

@@ -70,12 +70,13 @@ def test_a_plain_assignment_in_a_notebook_is_not_the_setting(notebook_04, memory
     assert memory.REMEMBER_AT == 0.5 and notebook_04["memory_ids"]("C-1042") == ["T-101"]
 
 
-def test_the_store_set_as_07_says_receives_the_lessons_memories(memory, tmp_path):
+def test_the_store_set_as_07_says_receives_the_lessons_memories(memory, tmp_path, monkeypatch):
     """07's Markdown gives the line that switches the store (`... = ...`); run with a SQLite store on the right, it
     must reach the lesson's wrapper."""
     change = said_in_markdown(SQLITE_NOTEBOOK, r"[\w.]*STORE = \.\.\.")
     from memory_cookbook.stores import SqliteStore
 
+    monkeypatch.setattr(memory, "STORE", memory.STORE)  # put back after the line below replaces it
     namespace = {"basic_memory": memory, "SqliteStore": SqliteStore, "path": tmp_path / "m.sqlite"}
     exec(change.replace("...", "SqliteStore(path)"), namespace)  # noqa: S102 - the line 07 tells readers to type
     memory.start_from("T-101", "T-103")

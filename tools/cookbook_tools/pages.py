@@ -266,8 +266,9 @@ def notebook_pages(notebook_path, out, html_exporter, markdown_exporter):
     page = site_path(notebook_path)
     notebook = nbformat.read(notebook_path, as_version=4)
     html_links, markdown_links = SiteLinks(notebook_path, page), SiteLinks(notebook_path, page, markdown_pages=True)
-    show_code = SHOW_CODE[page_language(notebook_path)]
-    html_exporter.language_code = page_language(notebook_path)  # <html lang>: one exporter serves every page
+    language = page_language(notebook_path)
+    show_code = SHOW_CODE[language]
+    html_exporter.language_code = language  # <html lang>: one exporter serves every page
     body, _ = html_exporter.from_notebook_node(notebook, resources={
         "page_css": NOTEBOOK_STYLE, "site_links": html_links, "metadata": {"name": notebook_title(notebook)},
         "show_code": show_code})
