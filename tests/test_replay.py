@@ -152,11 +152,31 @@ def test_memories_out_of_order_are_named_against_every_recorded_set(memory):
     assert all(cause in message for cause in SETTING_OR_ORDER)
 
 
-def test_a_threshold_outside_the_recorded_range_is_named_as_a_cause_of_the_miss(memory, monkeypatch):
-    monkeypatch.setattr(memory, "REMEMBER_AT", 0.95)  # above every recorded P(remember): T-101 (0.91) is not saved
-    message = miss(memory.start_from, "T-101", "T-103")
-    assert "Memories carried: recorded for T-103: T-101 · this request: none." in message
-    assert all(cause in message for cause in SETTING_OR_ORDER)
+@pytest.mark.parametrize("threshold, states, decision", [
+    (0.95, [("ticket", 0), ("ticket", 2)], "T-101 was judged at basic_memory.REMEMBER_AT = 0.95 (P(remember) 0.91)"
+                                           " and not saved, where the published run saved it."),
+    (0.1, [("later", "More seats"), ("later", "Slow dashboards")], "T-203 was judged at basic_memory.REMEMBER_AT ="
+                                                                   " 0.1 (P(remember) 0.10) and saved, where the"
+                                                                   " published run did not save it.")])
+def test_a_threshold_outside_the_recorded_range_is_named_with_its_value_the_decision_and_the_range(
+        memory, monkeypatch, threshold, states, decision):
+    monkeypatch.setattr(memory, "REMEMBER_AT", threshold)
+    *first, last = [memory.ticket_state(memory.EARLIER[which]) if kind == "ticket"
+                    else memory.later_state("C-1042", which) for kind, which in states]
+    for state in first:
+        memory.ask_with_memory(state, memory.ROUTE)
+    lines = miss(memory.ask_with_memory, last, memory.ROUTE).splitlines()
+    assert lines[2] == (f"The gate's threshold changed what was saved: {decision} The recorded answers cover a"
+                        " threshold above 0.12 and up to 0.91 only: change or remove that setting, then Kernel →"
+                        " Restart Kernel and Run All Cells.")
+
+
+def test_a_threshold_inside_the_recorded_range_is_not_blamed_for_a_miss(memory, monkeypatch):
+    monkeypatch.setattr(memory, "REMEMBER_AT", 0.8)
+    run_earlier_tickets(memory)
+    memory.STORE.forget_ticket("T-101")  # what changed the memories is a forgetting, not the threshold
+    message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
+    assert all(cause in message for cause in SETTING_OR_ORDER) and "The gate's threshold changed" not in message
 
 
 def test_an_edited_memory_names_the_memory_and_the_field(memory):
