@@ -6,14 +6,13 @@ from memory_cookbook.checked_files import read_tickets
 from memory_cookbook.dict_store import DictStore
 from memory_cookbook.jev_request import request_text, ticket_id
 from memory_cookbook.ledger import LEDGER, log_call
+from memory_cookbook.locations import TICKETS_FILE
 from memory_cookbook.replay import call_jev
-from pathlib import Path
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 
 # %% 01_tickets.ipynb c7585359
-HERE = Path(globals().get("__file__", "basic_memory.py")).resolve().parent
-DATA = read_tickets(HERE.parent / "data" / "tickets.json")
+DATA = read_tickets(TICKETS_FILE)  # data/tickets.json, checked as it is read
 
 
 # %% 01_tickets.ipynb a06995b1

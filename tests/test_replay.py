@@ -90,17 +90,14 @@ def test_an_edited_ticket_text_names_the_edit(memory):
 
 
 def test_an_edited_data_file_names_the_edited_text(tmp_path):
-    for folder in ("notebooks", "data"):
-        subprocess.run(["cp", "-r", str(ROOT / folder), str(tmp_path)], check=True)
-    for name in ("json_cache.json", "recorded_requests.json"):
-        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
-    tickets = tmp_path / "data" / "tickets.json"
-    tickets.write_text(tickets.read_text().replace(SLOW_TEXT, "Dashboards crawl."))
-    script = ("import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
+    tickets = tmp_path / "tickets.json"
+    tickets.write_text((ROOT / "data" / "tickets.json").read_text().replace(SLOW_TEXT, "Dashboards crawl."))
+    script = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(tickets)!r}\n"
+              "import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
     env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "notebooks", env=env, capture_output=True,
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
                             text=True, timeout=60, check=True)
     assert f'ticket.messages[0].text: "{SLOW_TEXT}" → "Dashboards crawl."' in result.stdout
 
