@@ -1,7 +1,8 @@
 """What a call the cache lacks says (CacheMiss): the nearest request of the published run (read from
 recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it; a
 difference in memories alone is laid to the gate's threshold when the ledger holds a decision the published run did
-not make. Hand-written, tested in tests/test_replay.py and tests/test_cache_miss_message.py."""
+not make; JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
+tests/test_cache_miss_message.py and tests/test_basic_memory.py."""
 
 import json
 import os

@@ -59,7 +59,11 @@ class RecordedCall:
 
     @property
     def memory_label(self):
-        return ", ".join(self.memories) or "none"
+        return self.memories_said(ENGLISH)
+
+    def memories_said(self, said):
+        """The memory set's ticket ids, or the word for none in the words `said`."""
+        return ", ".join(self.memories) or said["none"]
 
 
 def recorded_routing_calls(expected, as_memory, cache=None):
@@ -156,7 +160,7 @@ def call_summary(call, said=ENGLISH):
     """The facts of one call as text, in the words `said`: what the explorer shows beside its chart."""
     gate = f"{call.p_remember:.2f}" if call.p_remember is not None else said["not asked"]
     return said["summary"].format(
-        customer=call.customer, subject=call.subject, memories=", ".join(call.memories) or said["none"],
+        customer=call.customer, subject=call.subject, memories=call.memories_said(said),
         choice=call.choice, p_choice=f"{call.probabilities[call.choice]:.2f}", expected=call.expected,
         p_expected=f"{call.probabilities[call.expected]:.2f}", gate=gate, tokens=call.input_tokens)
 
@@ -258,8 +262,7 @@ def memory_explorer(calls):
                 self.subject.options = list(dict.fromkeys(
                     call.subject for call in self.calls if call.customer == self.customer.value))
                 self.subject.value = self.subject.value or self.subject.options[0]
-                self.memories.options = [(", ".join(call.memories) or self.words["none"], call.memories)
-                                         for call in self.calls
+                self.memories.options = [(call.memories_said(self.words), call.memories) for call in self.calls
                                          if (call.customer, call.subject) == (self.customer.value, self.subject.value)]
                 if self.memories.value is None:
                     self.memories.value = self.memories.options[0][1]
