@@ -1,0 +1,241 @@
+"""The PostgreSQL store's guards, each tried as the fault it guards against: the app role cannot queue anything but
+the store's own partitions for erasing, and erase_forgotten rewrites nothing else, leaves no note of what it rewrote,
+and gives up on a lock it is not granted; a query's own mistake is never "cannot reach the database"; no call waits
+without limit; a pooled connection keeps no customer; the tables refuse a row with no customer; the first call after
+the server closed the pool's connections succeeds; the connection limit and a row-level-security refusal say what they
+are. On the session's server (slow: it takes seconds to start)."""
+
+import threading
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed
+from memory_cookbook.postgres_store import (CUSTOMER_SETTING, PostgresStore, create_memory_tables, erase_forgotten,
+                                            grant_row_rights)
+
+pytestmark = pytest.mark.slow
+
+
+def note(customer, ticket):
+    return {"request": {"customer": {"id": customer}, "ticket": {"id": ticket}}, "jev_answered": {"q": ticket}}
+
+
+def partition_of(store, customer):
+    """The memories partition that holds `customer`'s rows, by name."""
+    return store.execute(sql.SQL("SELECT tableoid::regclass::text FROM {} WHERE customer_id = %s LIMIT 1").format(
+        store.memories), customer)[0][0]
+
+
+def notes(store):
+    return sorted(relation for (relation,) in store.execute(sql.SQL("SELECT relation::text FROM {}").format(
+        store.to_erase)))
+
+
+def test_the_app_role_cannot_write_to_erase_nor_note_anything_but_the_stores_partitions(app_store, postgres_store):
+    with pytest.raises(QueryFailed, match="SQLSTATE 42501"):
+        app_store.execute(sql.SQL("INSERT INTO {} (relation) VALUES ('pg_class')").format(app_store.to_erase))
+    for relation in ("pg_catalog.pg_class", f"{postgres_store.schema}.memories"):
+        with pytest.raises(QueryFailed, match="SQLSTATE 22023.*only partitions of the store's memories and ledger"):
+            app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure),
+                              relation)
+    partition = f"{app_store.schema}.memories_00"
+    app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure), partition)
+    assert notes(postgres_store) == [partition]
+
+
+def file_nodes(store):
+    """{relation: its file's number} for every table and partition of the store's schema, and pg_class's."""
+    return dict(store.execute("SELECT oid::regclass::text, pg_relation_filenode(oid) FROM pg_class WHERE relkind = 'r'"
+                              " AND (relnamespace = %s::regnamespace OR oid = 'pg_class'::regclass)", store.schema))
+
+
+def test_erase_forgotten_rewrites_only_the_noted_partitions_of_its_schema_and_skips_the_rest(postgres_store,
+                                                                                            postgres_server):
+    other = f"{postgres_store.schema}_other"
+    create_memory_tables(postgres_server.url, other, partitions=1)
+    try:
+        for customer in ("C-A", "C-B"):
+            postgres_store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+            postgres_store.log({"customer": customer, "ticket": "T-1"})
+        postgres_store.forget_customer("C-A")
+        forgotten = notes(postgres_store)
+        strangers = sorted(["pg_class", f"{postgres_store.schema}.memories", f"{other}.memories_00"])
+        postgres_store.execute(sql.SQL("INSERT INTO {} (relation) SELECT unnest(%s::regclass[])").format(
+            postgres_store.to_erase), strangers)  # as the owner may: never the app role
+        before = file_nodes(postgres_store)
+        erased = erase_forgotten(postgres_store.url, postgres_store.schema)
+        assert (erased["rewritten"], sorted(erased["skipped"]), erased["waited"]) == (
+            [name.split(".")[1] for name in forgotten], strangers, [])
+        changed = sorted(name for name, node in file_nodes(postgres_store).items() if before[name] != node)
+        assert changed == forgotten  # the partitions that held C-A, and nothing else
+        assert notes(postgres_store) == strangers  # the rewritten ones' notes are gone; the others stay, reported
+    finally:
+        postgres_store.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(other)))
+
+
+def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(postgres_store):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    postgres_store.forget_ticket("T-1")
+    partition, done = partition_of_note(postgres_store), []
+    with psycopg.connect(postgres_store.url) as reader:  # a transaction still reading the partition
+        reader.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(partition)))
+        eraser = threading.Thread(target=lambda: done.append(erase_forgotten(postgres_store.url, postgres_store.schema,
+                                                                             lock_timeout=0.2)))
+        eraser.start()
+        eraser.join(timeout=5)
+        assert done, "erase_forgotten waited for its lock beyond its lock_timeout"
+    assert done[0] == {"rewritten": [], "waited": [partition.split(".")[1]], "skipped": []}
+    assert notes(postgres_store) == [partition]
+
+
+def partition_of_note(store):
+    return notes(store)[0]
+
+
+def test_a_mistake_in_a_query_is_a_failed_query_and_a_percent_sign_is_a_percent_sign(postgres_store):
+    assert postgres_store.execute("SELECT 'a%'") == [("a%",)]
+    with pytest.raises(QueryFailed, match="was not sent: psycopg refused it \\(ProgrammingError\\)") as raised:
+        postgres_store.execute("SELECT %s, %s", 1)
+    assert not isinstance(raised.value, DatabaseUnavailable) and raised.value.sqlstate is None
+
+
+def test_a_pooled_connection_keeps_no_customer_after_its_transaction(app_role_url, app_store):
+    app_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    with PostgresStore(app_role_url, schema=app_store.schema, max_connections=1) as store:
+        assert len(store.recall("C-A")) == 1
+        with store.transaction() as db:  # the same, only connection
+            found = db.execute(sql.SQL("SELECT current_setting(%s, true), (SELECT count(*) FROM {})").format(
+                store.memories), (CUSTOMER_SETTING,))
+        assert found.fetchone() in [("", 0), (None, 0)]
+
+
+def test_a_failed_statement_in_one_round_trip_raises_its_error_and_nothing_of_its_transaction_is_kept(
+        postgres_store, caplog):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, max_connections=1) as store:
+        insert = sql.SQL("INSERT INTO {} (customer_id, entry) VALUES ('C-A', '{{}}')").format(store.ledger_table)
+        with pytest.raises(QueryFailed, match="postgresql://postgres:.*SQLSTATE 22012") as raised:
+            store.in_one_round_trip("C-A", (insert, None), ("SELECT 1 / 0", None), (insert, None))
+        assert isinstance(raised.value.__cause__, psycopg.errors.DivisionByZero)
+        assert store.ledger() == [] and store.recall("C-A") == []  # nothing kept, and the connection works
+    assert not [record for record in caplog.records if record.name.startswith("psycopg")]
+
+
+def test_a_row_level_security_refusal_says_so(app_store):
+    with pytest.raises(QueryFailed, match="row-level security refused the row") as raised:
+        with app_store.as_customer("C-A") as db:
+            db.execute(sql.SQL("INSERT INTO {} (customer_id, entry) VALUES ('C-B', '{{}}')").format(
+                app_store.ledger_table))
+    assert raised.value.sqlstate == "42501" and "GRANT" not in str(raised.value)
+
+
+def test_the_tables_refuse_a_row_with_no_customer(app_role_url, app_store):
+    with psycopg.connect(app_role_url, autocommit=True) as db:
+        with db.transaction():  # afterwards the setting is '' on this connection, not unset
+            db.execute("SELECT set_config(%s, 'C-A', true)", (CUSTOMER_SETTING,))
+        for table in (app_store.memories, app_store.ledger_table):
+            columns = ("(customer_id, entry) VALUES ('', '{}')" if table is app_store.ledger_table else
+                       "(customer_id, request, jev_answered, p_remember, model) VALUES ('', '{}', '{}', 1, 'm')")
+            with pytest.raises(psycopg.errors.CheckViolation):
+                db.execute(sql.SQL("INSERT INTO {} ").format(table) + sql.SQL(columns))
+
+
+@pytest.mark.parametrize("ticket", ["T-\x00", "T" * 201])
+def test_forget_ticket_refuses_an_id_the_store_could_never_have_saved(postgres_store, ticket):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    with pytest.raises(ValueError, match="ticket id"):
+        postgres_store.forget_ticket(ticket, "C-A")
+    assert len(postgres_store.saved()) == 1
+
+
+def test_a_nan_p_remember_is_refused_before_anything_is_written(postgres_store):
+    with pytest.raises(ValueError, match="p_remember must be a number from 0 to 1"):
+        postgres_store.save("C-A", note("C-A", "T-1"), p_remember=float("nan"), model="m")
+    assert postgres_store.saved() == []
+
+
+@pytest.mark.parametrize("missing", ["TABLE {schema}.to_erase", "TABLE {schema}.ledger",
+                                     "FUNCTION {schema}.note_for_erasure"])
+def test_a_store_does_not_open_on_a_schema_that_lacks_one_of_its_parts(postgres_server, missing):
+    create_memory_tables(postgres_server.url, "lacking_one", partitions=1)
+    try:
+        with psycopg.connect(postgres_server.url, autocommit=True) as db:
+            db.execute(f"DROP {missing.format(schema='lacking_one')} CASCADE")
+        with pytest.raises(MemoryTablesMissing, match="create_memory_tables"):
+            PostgresStore(postgres_server.url, schema="lacking_one")
+    finally:
+        with psycopg.connect(postgres_server.url, autocommit=True) as db:
+            db.execute("DROP SCHEMA lacking_one CASCADE")
+
+
+def test_the_ledger_comes_back_in_the_order_logged(postgres_store):
+    customers = [f"C-{number}" for number in range(8)]  # in several partitions
+    assert len({partition_after_save(postgres_store, customer) for customer in customers}) > 1
+    logged = [(customer, f"T-{turn}") for turn in range(3) for customer in reversed(customers)]
+    for customer, ticket in logged:
+        postgres_store.log({"customer": customer, "ticket": ticket})
+    assert [(entry["customer"], entry["ticket"]) for entry in postgres_store.ledger()] == logged
+
+
+def partition_after_save(store, customer):
+    store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    return partition_of(store, customer)
+
+
+def test_a_call_waits_for_a_lock_no_longer_than_lock_timeout(postgres_store):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, lock_timeout=0.2) as store:
+        with psycopg.connect(postgres_store.url) as holder:  # as an app role's LOCK TABLE would
+            holder.execute(f"LOCK TABLE {partition_of(postgres_store, 'C-A')} IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(QueryFailed, match="SQLSTATE 55P03.*lock_timeout"):
+                store.recall("C-A")
+
+
+def test_a_statement_runs_no_longer_than_statement_timeout_and_the_urls_options_win(postgres_store):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, statement_timeout=0.2) as store:
+        with pytest.raises(QueryFailed, match="SQLSTATE 57014.*statement_timeout"):
+            store.execute("SELECT pg_sleep(3)")
+    url = psycopg.conninfo.make_conninfo(postgres_store.url, options="-c lock_timeout=1234")
+    with PostgresStore(url, schema=postgres_store.schema) as store:
+        assert store.execute("SHOW lock_timeout") == [("1234ms",)]
+
+
+def test_a_transaction_left_idle_is_ended_by_the_server_and_says_so(postgres_store):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, idle_in_transaction_timeout=0.2) as store:
+        with pytest.raises(QueryFailed, match="SQLSTATE 25P03.*idle_in_transaction_session_timeout"):
+            with store.transaction() as db:
+                db.execute("SELECT 1").fetchone()  # the transaction is open on the server
+                threading.Event().wait(0.6)
+                db.execute("SELECT 1").fetchone()
+        assert store.recall("C-A") == []  # the next call reconnects
+
+
+def test_statements_are_prepared_and_planned_for_each_customer(postgres_store):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, max_connections=1) as store:
+        for number in range(8):
+            store.recall(f"C-{number}")
+        with store.connection() as db:
+            plans = db.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                               " WHERE statement LIKE 'SELECT request::text%'", prepare=False).fetchall()
+    assert plans == [(0, 8)]
+
+
+@pytest.fixture
+def limited_role_url(postgres_store):
+    """An app role with row rights on postgres_store's schema that may hold one connection at a time (a limit that
+    binds no superuser)."""
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("CREATE ROLE cookbook_limited LOGIN CONNECTION LIMIT 1")
+    grant_row_rights(postgres_store.url, "cookbook_limited", postgres_store.schema)
+    yield psycopg.conninfo.make_conninfo(postgres_store.url, user="cookbook_limited")
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("DROP OWNED BY cookbook_limited")
+        db.execute("DROP ROLE cookbook_limited")
+
+
+def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
+    with PostgresStore(limited_role_url, schema=postgres_store.schema, timeout=0.5, max_connections=2) as store:
+        with store.connection():  # its one connection, held
+            with pytest.raises(DatabaseRefused, match="refused a new connection: too many connections"):
+                store.recall("C-A")
