@@ -5,10 +5,12 @@ without limit; a pooled connection keeps no customer; the tables refuse a row wi
 the server closed the pool's connections succeeds; the connection limit and a row-level-security refusal say what they
 are. On the session's server (slow: it takes seconds to start)."""
 
+import re
 import threading
 
 import psycopg
 import pytest
+from cookbook_tools.paths import ROOT
 from psycopg import sql
 
 from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed
@@ -239,3 +241,20 @@ def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
         with store.connection():  # its one connection, held
             with pytest.raises(DatabaseRefused, match="refused a new connection: too many connections"):
                 store.recall("C-A")
+
+
+def test_the_guides_query_lists_the_files_no_table_names_as_a_crash_during_a_rewrite_leaves(postgres_server):
+    guide = (ROOT / "docs" / "own_postgres_server.md").read_text()
+    [query] = [block for block in re.findall(r"```sql\n(.*?)```", guide, re.S) if "pg_ls_dir" in block]
+    with psycopg.connect(postgres_server.url, autocommit=True) as db:
+        database = db.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+        assert db.execute(query).fetchall() == []
+        left = [postgres_server.folder / "base" / str(database) / name
+                for name in ("3999999999", "3999999999.1", "3999999999_fsm")]  # a copy's files, a segment, its map
+        try:
+            for path in left:
+                path.write_bytes(b"a copy of other customers' rows")
+            assert db.execute(query).fetchall() == [(path.name,) for path in left]
+        finally:
+            for path in left:
+                path.unlink(missing_ok=True)
