@@ -1,7 +1,7 @@
-"""Plumbing for PostgresStore's pool of connections: the settings each connection starts with (time limits, and plans
-made for each customer), and a connection handed out only when the server has not closed it meanwhile (a restart, a
-terminated backend), which is seen without a round trip. When the pool gets no connection in time, a connection of its
-own, tried once, names the reason the pool only logged (too many connections, a wrong password, a server gone)."""
+"""Plumbing for PostgresStore's pool of connections: the time limits each connection starts with, and a connection
+handed out only when the server has not closed it meanwhile (a restart, a terminated backend), which is seen without a
+round trip. When the pool gets no connection in time, a connection of its own, tried once, names the reason the pool
+only logged (too many connections, a wrong password, a server gone)."""
 
 import select
 from contextlib import contextmanager
@@ -9,17 +9,10 @@ from contextlib import contextmanager
 import psycopg
 from psycopg_pool import PoolTimeout
 
-# The limits a desk can set (PostgresStore's arguments, in seconds; or `options` in the URL, which win): no call waits
-# for ever behind a lock, a runaway statement, or a transaction left open.
-LIMITS = {"statement_timeout": 30, "lock_timeout": 5, "idle_in_transaction_session_timeout": 60}
-
-
 def session_options(conninfo, **limits):
-    """libpq's `options` for the store's connections: each limit (seconds) as a setting, and custom plans always
-    (a prepared statement is planned with its customer, so a query locks only that customer's partition; a generic
-    plan would lock every partition before pruning). Options already in `conninfo` come after, so that they win."""
+    """libpq's `options` for the store's connections: each limit (seconds) as a setting. Options already in
+    `conninfo` come after, so that they win."""
     settings = [f"-c {name}={round(seconds * 1000)}" for name, seconds in limits.items()]
-    settings.append("-c plan_cache_mode=force_custom_plan")
     given = psycopg.conninfo.conninfo_to_dict(conninfo).get("options")
     return " ".join([*settings, *([given] if given else [])])
 

@@ -55,7 +55,26 @@ BEGIN  -- runs with the owner's rights: the one way for the app role to reach to
     END IF;
     INSERT INTO {schema}.to_erase (relation) SELECT DISTINCT unnest(partitions);
 END $$;
-REVOKE ALL ON FUNCTION {schema}.note_for_erasure(OID[]) FROM PUBLIC;
+CREATE OR REPLACE FUNCTION {schema}.recall_memories(customer TEXT) RETURNS TABLE (request TEXT, jev_answered TEXT)
+LANGUAGE sql SET plan_cache_mode = force_custom_plan AS $$  -- planned for its customer: a generic plan would lock
+                                                           -- every partition before pruning
+SELECT set_config({setting}, customer, true);  -- for this statement's transaction: the policy reads it
+SELECT request::text, jev_answered::text FROM {schema}.memories WHERE customer_id = customer ORDER BY id;
+$$;
+CREATE OR REPLACE FUNCTION {schema}.save_memory(customer TEXT, ticket TEXT, request JSON, answered JSON,
+                                                probability DOUBLE PRECISION, model TEXT) RETURNS void
+LANGUAGE sql AS $$
+SELECT set_config({setting}, customer, true);
+INSERT INTO {schema}.memories (customer_id, ticket_id, request, jev_answered, p_remember, model)
+VALUES (customer, ticket, request, answered, probability, model);
+$$;
+CREATE OR REPLACE FUNCTION {schema}.log_entry(customer TEXT, entry JSON) RETURNS void
+LANGUAGE sql AS $$
+SELECT set_config({setting}, customer, true);
+INSERT INTO {schema}.ledger (customer_id, entry) VALUES (customer, entry);
+$$;
+REVOKE ALL ON FUNCTION {schema}.note_for_erasure(OID[]), {schema}.recall_memories(TEXT),
+    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON) FROM PUBLIC;
 """
 TABLE_RULES = """
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
@@ -74,12 +93,13 @@ ALTER TABLE {partition} ENABLE ROW LEVEL SECURITY;
 
 
 def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
-    """Create the schema, the tables, their partitions, their policies and checks, and the function that notes
-    partitions for erasure, if they are not there: once, as a role that may create them (it owns them). Processes
-    doing it at once take turns (an advisory lock). It removes and rewrites nothing."""
+    """Create the schema, the tables, their partitions, their policies and checks, and the store's functions, if
+    they are not there: once, as a role that may create them (it owns them). Processes doing it at once take turns
+    (an advisory lock). It removes and rewrites nothing."""
     with database_errors(url), psycopg.connect(url) as db, db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(2026)")
-        db.execute(sql.SQL(TABLES).format(schema=sql.Identifier(schema), schema_name=sql.Literal(schema)))
+        db.execute(sql.SQL(TABLES).format(schema=sql.Identifier(schema), schema_name=sql.Literal(schema),
+                                          setting=sql.Literal(CUSTOMER_SETTING)))
         for name in ("memories", "ledger"):
             table = sql.Identifier(schema, name)
             db.execute(sql.SQL(TABLE_RULES).format(table=table, table_name=sql.Literal(table.as_string(db)),
@@ -95,7 +115,8 @@ GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
 GRANT SELECT, INSERT, DELETE ON {schema}.memories, {schema}.ledger TO {role};
 REVOKE ALL ON {schema}.to_erase FROM {role};
-GRANT EXECUTE ON FUNCTION {schema}.note_for_erasure(OID[]) TO {role};
+GRANT EXECUTE ON FUNCTION {schema}.note_for_erasure(OID[]), {schema}.recall_memories(TEXT),
+    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON) TO {role};
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};
 """
 
@@ -110,10 +131,11 @@ def grant_row_rights(url, role, schema="memory_cookbook"):
 
 # %% ../notebooks/09_many_app_servers.ipynb c016f4f1
 NAME_CUSTOMER = "SELECT set_config(%s, %s, true)"  # for this transaction only
+FUNCTIONS = {"recall_memories": 1, "save_memory": 6, "log_entry": 2, "note_for_erasure": 1}  # how many arguments
 STORE_OBJECTS = """
 SELECT (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
         AND c.relname IN ('memories', 'ledger', 'to_erase'))
-     + (SELECT count(*) FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = 'note_for_erasure')
+     + (SELECT count(DISTINCT p.proname) FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = ANY (%s))
 FROM pg_namespace n WHERE n.nspname = %s
 """
 
@@ -131,14 +153,15 @@ class PostgresStore:
         self.memories, self.ledger_table, self.to_erase, self.note_for_erasure = (
             sql.Identifier(schema, name) for name in ("memories", "ledger", "to_erase", "note_for_erasure"))
         with database_errors(url), psycopg.connect(url, connect_timeout=timeout) as db:  # psycopg's reason, if not
-            if (db.execute(STORE_OBJECTS, (schema,)).fetchone() or [0])[0] < 4:
+            if (db.execute(STORE_OBJECTS, (list(FUNCTIONS), schema)).fetchone() or [0])[0] < 3 + len(FUNCTIONS):
                 raise missing_tables(url, schema)
+            self.calls = {function: sql.SQL("SELECT * FROM {}({})").format(  # composed once: call() is the hot path
+                sql.Identifier(schema, function), sql.SQL(", ").join([sql.Placeholder()] * arguments)).as_string(db)
+                for function, arguments in FUNCTIONS.items()}
             self.row_security = db.execute("SELECT row_security_active(%s)",
                                            (self.memories.as_string(db),)).fetchone()[0]
-        # Statements prepared on first use, so each is parsed once per connection; session_options plans each for its
-        # customer all the same (a generic plan would lock every partition before pruning).
         self.pool = ConnectionPool(url, min_size=1, max_size=max_connections, timeout=timeout, open=True, kwargs={
-            "autocommit": True, "prepare_threshold": 0, "options": session_options(
+            "autocommit": True, "options": session_options(
                 url, statement_timeout=statement_timeout, lock_timeout=lock_timeout,
                 idle_in_transaction_session_timeout=idle_in_transaction_timeout)})
 
@@ -173,28 +196,15 @@ class PostgresStore:
                 db.execute(NAME_CUSTOMER, (CUSTOMER_SETTING, customer))
             yield db
 
-    def in_one_round_trip(self, customer, *statements):
-        """(query, params) statements in one transaction that first names `customer` (None: none), sent together
-        with BEGIN and COMMIT, in one round trip (psycopg's pipeline mode): a cursor for each, its rows read. On an
-        error, nothing of the transaction is kept. No code runs between the statements, so the transaction is never
-        left open while the caller works."""
-        with self.connection() as db:
-            try:
-                with db.pipeline():
-                    db.execute("BEGIN")
-                    if customer is not None:
-                        db.execute(NAME_CUSTOMER, (CUSTOMER_SETTING, customer))
-                    cursors = [db.execute(query, params) for query, params in statements]
-                    db.execute("COMMIT")
-            except BaseException:
-                if not db.broken:
-                    db.rollback()  # the failed transaction ends here, not on the next call's connection
-                raise
-        return cursors
-
     def transaction(self):
         """A connection in one transaction, with no customer named."""
         return self.as_customer(None)
+
+    def call(self, function, *args):
+        """One of the store's functions, which names the customer and runs its statement: a single statement, so
+        one transaction and one round trip, prepared once per connection. Its rows."""
+        with self.connection() as db:
+            return db.execute(self.calls[function], args, prepare=True).fetchall()
 
     def execute(self, query, *params):
         """One statement (a string or psycopg.sql), a transaction of its own, with no customer named: its rows, or
@@ -204,51 +214,45 @@ class PostgresStore:
             return cursor.fetchall() if cursor.description else cursor.rowcount
 
     def recall(self, customer):
-        [found] = self.in_one_round_trip(checked_id("customer", customer), (sql.SQL(
-            "SELECT request::text, jev_answered::text FROM {} WHERE customer_id = %s ORDER BY id").format(
-            self.memories), (customer,)))
-        return [{"request": json.loads(request), "jev_answered": json.loads(answered)}
-                for request, answered in found.fetchall()]
+        rows = self.call("recall_memories", checked_id("customer", customer))
+        return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer, memory, p_remember, model):
-        row = (checked_id("customer", customer), checked_id("ticket id", ticket_id(memory), optional=True),
-               json.dumps(memory["request"]), json.dumps(memory["jev_answered"]),
-               checked_probability("p_remember", p_remember), checked_text("model", model))
-        self.in_one_round_trip(customer, (sql.SQL("INSERT INTO {} (customer_id, ticket_id, request, jev_answered,"
-                                                  " p_remember, model) VALUES (%s, %s, %s, %s, %s, %s)").format(
-            self.memories), row))
+        self.call("save_memory", checked_id("customer", customer),
+                  checked_id("ticket id", ticket_id(memory), optional=True), json.dumps(memory["request"]),
+                  json.dumps(memory["jev_answered"]), checked_probability("p_remember", p_remember),
+                  checked_text("model", model))
 
-    def deleting(self, table, condition, *params):
-        """The statement that deletes rows and notes the partitions that still hold their bytes, for
-        erase_forgotten: its row says how many rows."""
-        return sql.SQL("WITH gone AS (DELETE FROM {} WHERE {} RETURNING tableoid)"
-                       " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
-            table, sql.SQL(condition), self.note_for_erasure), params
+    def deleted(self, db, table, condition, *params):
+        """Delete rows and note the partitions that still hold their bytes, for erase_forgotten, in one statement:
+        how many rows. Never prepared, so always planned for its customer (a generic plan would lock every
+        partition)."""
+        return db.execute(sql.SQL("WITH gone AS (DELETE FROM {} WHERE {} RETURNING tableoid)"
+                                  " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
+            table, sql.SQL(condition), self.note_for_erasure), params, prepare=False).fetchone()[0]
 
     def forget_ticket(self, ticket, customer=None):
         """Delete the memory saved from `ticket`. A role under row-level security must name its customer."""
         if customer is None and self.row_security:
             raise ValueError("forget_ticket needs the customer: this role sees a customer's rows only once named")
         ticket, customer = checked_id("ticket id", ticket), checked_id("customer", customer, optional=True)
-        condition, params = ("ticket_id = %s", [ticket]) if customer is None else (
-            "customer_id = %s AND ticket_id = %s", [customer, ticket])  # named, only the customer's partition
-        [gone] = self.in_one_round_trip(customer, self.deleting(self.memories, condition, *params))
-        return gone.fetchone()[0]
+        with self.as_customer(customer) as db:
+            if customer is None:
+                return self.deleted(db, self.memories, "ticket_id = %s", ticket)
+            return self.deleted(db, self.memories, "customer_id = %s AND ticket_id = %s", customer, ticket)
 
     def forget_customer(self, customer):
         """Delete the customer's memories and ledger entries in one transaction, so that no query sees one without
         the other, then their entries in LEDGER. Nobody waits: their bytes stay in the table files until
         erase_forgotten rewrites the partitions that hold them."""
-        _, gone = self.in_one_round_trip(checked_id("customer", customer),
-                                         self.deleting(self.ledger_table, "customer_id = %s", customer),
-                                         self.deleting(self.memories, "customer_id = %s", customer))
+        with self.as_customer(checked_id("customer", customer)) as db:
+            self.deleted(db, self.ledger_table, "customer_id = %s", customer)
+            forgotten = self.deleted(db, self.memories, "customer_id = %s", customer)
         forget_entries(customer)  # only once the database has forgotten them too
-        return gone.fetchone()[0]
+        return forgotten
 
     def log(self, entry):
-        customer = checked_id("customer", entry["customer"])
-        self.in_one_round_trip(customer, (sql.SQL("INSERT INTO {} (customer_id, entry) VALUES (%s, %s)").format(
-            self.ledger_table), (customer, json.dumps(entry))))
+        self.call("log_entry", checked_id("customer", entry["customer"]), json.dumps(entry))
 
     def ledger(self):
         """Every ledger entry, in the order logged: the owner's view (a role under row-level security sees none)."""

@@ -113,15 +113,34 @@ def test_a_pooled_connection_keeps_no_customer_after_its_transaction(app_role_ur
         assert found.fetchone() in [("", 0), (None, 0)]
 
 
-def test_a_failed_statement_in_one_round_trip_raises_its_error_and_nothing_of_its_transaction_is_kept(
-        postgres_store, caplog):
+def frontend_messages(trace):
+    """The kinds of message the client sent, in order, from libpq's trace (regress mode: no timestamps)."""
+    return [line.split("\t")[2] for line in trace.read_text().splitlines() if line.startswith("F\t")]
+
+
+def test_a_recall_a_save_and_a_log_are_each_one_prepared_statement_in_one_round_trip(postgres_store, tmp_path):
     with PostgresStore(postgres_store.url, schema=postgres_store.schema, max_connections=1) as store:
-        insert = sql.SQL("INSERT INTO {} (customer_id, entry) VALUES ('C-A', '{{}}')").format(store.ledger_table)
-        with pytest.raises(QueryFailed, match="postgresql://postgres:.*SQLSTATE 22012") as raised:
-            store.in_one_round_trip("C-A", (insert, None), ("SELECT 1 / 0", None), (insert, None))
-        assert isinstance(raised.value.__cause__, psycopg.errors.DivisionByZero)
-        assert store.ledger() == [] and store.recall("C-A") == []  # nothing kept, and the connection works
-    assert not [record for record in caplog.records if record.name.startswith("psycopg")]
+        calls = [lambda: store.recall("C-A"), lambda: store.save("C-A", note("C-A", "T-1"), 0.9, "m"),
+                 lambda: store.log({"customer": "C-A", "ticket": "T-1"})]
+        for call in calls:  # each prepared on this, the only connection
+            call()
+        trace = tmp_path / "trace.txt"
+        with store.connection() as db:  # the pool's one connection, back in the pool before the calls
+            pass
+        with trace.open("w") as file:
+            db.pgconn.trace(file.fileno())
+            db.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE)
+            for call in calls:
+                call()
+            db.pgconn.untrace()
+    assert frontend_messages(trace) == ["Bind", "Describe", "Execute", "Sync"] * 3  # no Parse: each one prepared
+
+
+def test_a_failed_call_raises_the_error_that_names_it_and_keeps_nothing(postgres_store):
+    with pytest.raises(QueryFailed, match="postgresql://postgres:.*SQLSTATE 22P02") as raised:
+        postgres_store.call("save_memory", "C-A", "T-1", '{"request": ', "{}", 0.9, "m")  # not JSON
+    assert isinstance(raised.value.__cause__, psycopg.errors.InvalidTextRepresentation)
+    assert postgres_store.saved() == []
 
 
 def test_a_row_level_security_refusal_says_so(app_store):
@@ -213,14 +232,20 @@ def test_a_transaction_left_idle_is_ended_by_the_server_and_says_so(postgres_sto
         assert store.recall("C-A") == []  # the next call reconnects
 
 
-def test_statements_are_prepared_and_planned_for_each_customer(postgres_store):
-    with PostgresStore(postgres_store.url, schema=postgres_store.schema, max_connections=1) as store:
-        for number in range(8):
-            store.recall(f"C-{number}")
-        with store.connection() as db:
-            plans = db.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements"
-                               " WHERE statement LIKE 'SELECT request::text%'", prepare=False).fetchall()
-    assert plans == [(0, 8)]
+def test_recalls_repeated_on_one_connection_lock_only_their_customers_partition(postgres_store, app_role_url,
+                                                                                app_store):
+    customers = [f"C-{number}" for number in range(12)]
+    for customer in customers:
+        app_store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    locked = partition_of(postgres_store, customers[0])
+    elsewhere = [customer for customer in customers if partition_of(postgres_store, customer) != locked]
+    with PostgresStore(app_role_url, schema=app_store.schema, max_connections=1, lock_timeout=0.5) as store:
+        for _ in range(3):  # past the five custom plans after which PostgreSQL may switch to a generic one
+            for customer in elsewhere:
+                store.recall(customer)
+        with psycopg.connect(postgres_store.url) as eraser:  # as erase_forgotten holds it while rewriting
+            eraser.execute(f"LOCK TABLE {locked} IN ACCESS EXCLUSIVE MODE")
+            assert [len(store.recall(customer)) for customer in elsewhere] == [1] * len(elsewhere)
 
 
 @pytest.fixture
@@ -243,18 +268,26 @@ def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
                 store.recall("C-A")
 
 
+def last_rows(db, statements):
+    """The rows of the last of several statements sent at once."""
+    cursor = db.execute(statements)
+    while cursor.nextset():  # the cursor stays on the last result once there is no next one
+        rows = cursor.fetchall() if cursor.description else None
+    return rows
+
+
 def test_the_guides_query_lists_the_files_no_table_names_as_a_crash_during_a_rewrite_leaves(postgres_server):
     guide = (ROOT / "docs" / "own_postgres_server.md").read_text()
     [query] = [block for block in re.findall(r"```sql\n(.*?)```", guide, re.S) if "pg_ls_dir" in block]
     with psycopg.connect(postgres_server.url, autocommit=True) as db:
         database = db.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
-        assert db.execute(query).fetchall() == []
+        assert last_rows(db, query) == []
         left = [postgres_server.folder / "base" / str(database) / name
                 for name in ("3999999999", "3999999999.1", "3999999999_fsm")]  # a copy's files, a segment, its map
         try:
             for path in left:
                 path.write_bytes(b"a copy of other customers' rows")
-            assert db.execute(query).fetchall() == [(path.name,) for path in left]
+            assert last_rows(db, query) == [(path.name,) for path in left]
         finally:
             for path in left:
                 path.unlink(missing_ok=True)

@@ -155,9 +155,9 @@ def test_a_wrong_password_is_one_clear_error_without_the_password(password_role)
 
 
 def terminate_other_backends(url):
-    """What a server restart does to the store's idle connections: the server ends them."""
+    """What a server restart does to the store's idle connections: the server ends them (waiting until they are)."""
     with psycopg.connect(url, autocommit=True) as db:
-        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+        db.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
                    " WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
 
 
