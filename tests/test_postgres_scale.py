@@ -30,7 +30,7 @@ def fill(url):
     """The tables, made by their owner with 32 partitions each, and 1,000,000 memories the server writes itself, each
     about the size of a real one (a ticket's state and its routing answer)."""
     create_memory_tables(url, SCHEMA)
-    with PostgresStore(url, schema=SCHEMA) as store:
+    with PostgresStore(url, schema=SCHEMA, statement_timeout=600) as store:  # a fill, not a call: minutes allowed
         with store.transaction() as db:
             db.execute(sql.SQL(
                 "INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model)"
