@@ -362,6 +362,9 @@ def print_size(size, figures):
           f" {figures['worst_recall_during_forget_ms']:.1f} ms; erase_forgotten of {figures['partitions_erased']}"
           f" partitions {figures['erase_ms']:,.0f} ms, worst other recall meanwhile"
           f" {figures['worst_recall_during_erase_ms']:.1f} ms", flush=True)
+    if "dict_recall_p50_us" in figures:
+        print(f"  other stores' recall p50: dict {figures['dict_recall_p50_us']:.1f} µs, SQLite"
+              f" {figures['SQLite_recall_p50_us']:,.0f} µs", flush=True)
 
 
 def main():
