@@ -225,11 +225,11 @@ def test_a_statement_runs_no_longer_than_statement_timeout_and_the_urls_options_
 
 
 def test_a_transaction_left_idle_is_ended_by_the_server_and_says_so(postgres_store):
-    with PostgresStore(postgres_store.url, schema=postgres_store.schema, idle_in_transaction_timeout=0.2) as store:
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, idle_in_transaction_timeout=0.1) as store:
         with pytest.raises(QueryFailed, match="SQLSTATE 25P03.*idle_in_transaction_session_timeout"):
             with store.transaction() as db:
                 db.execute("SELECT 1").fetchone()  # the transaction is open on the server
-                threading.Event().wait(0.6)
+                threading.Event().wait(0.4)
                 db.execute("SELECT 1").fetchone()
         assert store.recall("C-A") == []  # the next call reconnects
 
@@ -264,7 +264,7 @@ def limited_role_url(postgres_store):
 
 
 def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
-    with PostgresStore(limited_role_url, schema=postgres_store.schema, timeout=0.5, max_connections=2) as store:
+    with PostgresStore(limited_role_url, schema=postgres_store.schema, timeout=0.3, max_connections=2) as store:
         with store.connection():  # its one connection, held
             with pytest.raises(DatabaseRefused, match="refused a new connection: too many connections"):
                 store.recall("C-A")
