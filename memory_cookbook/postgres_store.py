@@ -55,10 +55,11 @@ BEGIN  -- runs with the owner's rights: the one way for the app role to reach to
     END IF;
     INSERT INTO {schema}.to_erase (relation) SELECT DISTINCT unnest(partitions);
 END $$;
+-- Each names the customer for its statement's transaction (the policy reads it), then runs the statement: one call.
+-- recall_memories is planned for its customer each time: a generic plan would lock every partition before pruning.
 CREATE OR REPLACE FUNCTION {schema}.recall_memories(customer TEXT) RETURNS TABLE (request TEXT, jev_answered TEXT)
-LANGUAGE sql SET plan_cache_mode = force_custom_plan AS $$  -- planned for its customer: a generic plan would lock
-                                                           -- every partition before pruning
-SELECT set_config({setting}, customer, true);  -- for this statement's transaction: the policy reads it
+LANGUAGE sql SET plan_cache_mode = force_custom_plan AS $$
+SELECT set_config({setting}, customer, true);
 SELECT request::text, jev_answered::text FROM {schema}.memories WHERE customer_id = customer ORDER BY id;
 $$;
 CREATE OR REPLACE FUNCTION {schema}.save_memory(customer TEXT, ticket TEXT, request JSON, answered JSON,
@@ -276,7 +277,7 @@ def erase_forgotten(url, schema="memory_cookbook", lock_timeout=2):
     partition of these tables is skipped, and stays. {"rewritten": [...], "waited": [...], "skipped": [...]}."""
     to_erase, done = sql.Identifier(schema, "to_erase"), {"rewritten": [], "waited": [], "skipped": []}
     with database_errors(url), psycopg.connect(url, autocommit=True,
-                                               options=f"-c lock_timeout={round(lock_timeout * 1000)}") as db:
+                                               options=session_options(url, lock_timeout=lock_timeout)) as db:
         noted = db.execute(sql.SQL(
             "SELECT e.relation::oid, e.relation::text, max(e.id), max(p.relname) FROM {} e"
             " LEFT JOIN (pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid AND p.relkind = 'r'"
