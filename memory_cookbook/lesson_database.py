@@ -14,7 +14,7 @@ from memory_cookbook.database_errors import database_errors, masked
 APP_DATABASE_URL_VARIABLE = "COOKBOOK_APP_DATABASE_URL"
 LESSON_SCHEMA_VARIABLE = "COOKBOOK_LESSON_SCHEMA"
 LESSON_SCHEMA = "memory_cookbook_lesson"
-CREATED = {}  # (URL, schema) → what this process created there: dropped later, and said
+CREATED = set()  # (URL, schema) of each schema this process made, or found on its own server: it drops them
 DROPPED = {}  # (URL, schema) → what was dropped, said again if asked again
 
 
@@ -37,7 +37,7 @@ def lesson_schema(url, own_server):
                 f" {schema} CASCADE); or set {LESSON_SCHEMA_VARIABLE} to a name no schema has.")
         if not there:
             db.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-        CREATED.setdefault((url, schema), True)
+        CREATED.add((url, schema))
         DROPPED.pop((url, schema), None)
     return schema
 
@@ -82,6 +82,7 @@ def drop_lesson_schema(url, schema):
             " (SELECT count(*) FROM pg_proc WHERE pronamespace = n.oid) FROM pg_namespace n WHERE nspname = %s",
             (schema,)).fetchone() or (0, 0)
         db.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
-    del CREATED[key]
-    DROPPED[key] = f"schema {schema}, with its {relations} relations and {functions} function{'s' * (functions != 1)}"
+    CREATED.discard(key)
+    DROPPED[key] = (f"schema {schema}, with its {relations} relation{'s' * (relations != 1)} and {functions}"
+                    f" function{'s' * (functions != 1)}")
     return DROPPED[key]

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import psycopg
 from psycopg_pool import PoolTimeout
 
+
 def session_options(conninfo, **limits):
     """libpq's `options` for the store's connections: each limit (seconds) as a setting. Options already in
     `conninfo` come after, so that they win."""

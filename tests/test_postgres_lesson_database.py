@@ -36,7 +36,7 @@ def test_a_schema_that_was_there_is_refused_and_left_and_its_own_is_made_then_dr
     with psycopg.connect(url, autocommit=True) as db:
         db.execute("CREATE TABLE lessons_own.made AS SELECT 1 AS row")
     said = drop_lesson_schema(url, "lessons_own")
-    assert said == drop_lesson_schema(url, "lessons_own") == "schema lessons_own, with its 1 relations and 0 functions"
+    assert said == drop_lesson_schema(url, "lessons_own") == "schema lessons_own, with its 1 relation and 0 functions"
     assert "lessons_own" not in schemas(url)
 
 
