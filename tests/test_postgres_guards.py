@@ -82,7 +82,7 @@ def test_erase_forgotten_rewrites_only_the_noted_partitions_of_its_schema_and_sk
 def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(postgres_store):
     postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
     postgres_store.forget_ticket("T-1")
-    partition, done = partition_of_note(postgres_store), []
+    [partition], done = notes(postgres_store), []
     with psycopg.connect(postgres_store.url) as reader:  # a transaction still reading the partition
         reader.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(partition)))
         eraser = threading.Thread(target=lambda: done.append(erase_forgotten(postgres_store.url, postgres_store.schema,
@@ -92,10 +92,6 @@ def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(post
         assert done, "erase_forgotten waited for its lock beyond its lock_timeout"
     assert done[0] == {"rewritten": [], "waited": [partition.split(".")[1]], "skipped": []}
     assert notes(postgres_store) == [partition]
-
-
-def partition_of_note(store):
-    return notes(store)[0]
 
 
 def test_a_mistake_in_a_query_is_a_failed_query_and_a_percent_sign_is_a_percent_sign(postgres_store):
