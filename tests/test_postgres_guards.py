@@ -248,10 +248,9 @@ def test_recalls_repeated_on_one_connection_lock_only_their_customers_partition(
 
 @pytest.fixture
 def limited_role_url(postgres_store):
-    """An app role with row rights on postgres_store's schema that may hold one connection at a time (a limit that
-    binds no superuser)."""
+    """An app role with row rights on postgres_store's schema (no connection limit yet)."""
     with psycopg.connect(postgres_store.url, autocommit=True) as db:
-        db.execute("CREATE ROLE cookbook_limited LOGIN CONNECTION LIMIT 1")
+        db.execute("CREATE ROLE cookbook_limited LOGIN")
     grant_row_rights(postgres_store.url, "cookbook_limited", postgres_store.schema)
     yield psycopg.conninfo.make_conninfo(postgres_store.url, user="cookbook_limited")
     with psycopg.connect(postgres_store.url, autocommit=True) as db:
@@ -261,7 +260,9 @@ def limited_role_url(postgres_store):
 
 def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
     with PostgresStore(limited_role_url, schema=postgres_store.schema, timeout=0.3, max_connections=2) as store:
-        with store.connection():  # its one connection, held
+        store.pool.wait(timeout=30)  # its first connection made; then the role may have no other
+        postgres_store.execute("ALTER ROLE cookbook_limited CONNECTION LIMIT 1")  # binds no superuser
+        with store.connection():  # that one connection, held
             with pytest.raises(DatabaseRefused, match="refused a new connection: too many connections"):
                 store.recall("C-A")
 
