@@ -1,7 +1,9 @@
 """Where notebook 09 works on a PostgreSQL server, and how it leaves a server it did not start as it found it: in a
 schema of its own (COOKBOOK_LESSON_SCHEMA, or memory_cookbook_lesson) that it creates, never one that was there
 before, and drops at its end; as an app role that is really another role than the owner
-(COOKBOOK_APP_DATABASE_URL), or it says why it cannot show what that role is refused."""
+(COOKBOOK_APP_DATABASE_URL), or it says why it cannot show what that role is refused. Also what 09 shows of that
+schema from the server's catalog (its partitioned tables, a role's rights) and from the server's own files (which of
+them, and whether the write-ahead log, still hold a text), which takes a superuser."""
 
 import os
 from typing import NamedTuple
@@ -86,3 +88,75 @@ def drop_lesson_schema(url, schema):
     DROPPED[key] = (f"schema {schema}, with its {relations} relation{'s' * (relations != 1)} and {functions}"
                     f" function{'s' * (functions != 1)}")
     return DROPPED[key]
+
+
+PARTITIONED_TABLES = """
+SELECT c.relname, count(p.inhrelid), c.relrowsecurity FROM pg_class c LEFT JOIN pg_inherits p ON p.inhparent = c.oid
+WHERE c.relkind = 'p' AND c.relnamespace = %s::regnamespace GROUP BY 1, 3 ORDER BY 1
+"""
+ROLE_RIGHTS = """
+SELECT privileges, string_agg(name, ', ' ORDER BY name) FROM (
+    SELECT table_name AS name, string_agg(privilege_type, ', ' ORDER BY privilege_type) AS privileges
+    FROM information_schema.role_table_grants WHERE grantee = %(role)s AND table_schema = %(schema)s GROUP BY 1
+    UNION ALL
+    SELECT routine_name, privilege_type FROM information_schema.role_routine_grants
+    WHERE grantee = %(role)s AND routine_schema = %(schema)s) AS granted
+GROUP BY 1 ORDER BY 1
+"""
+
+
+def partitioned_tables(url, schema):
+    """[(table, how many partitions, whether row-level security is on)] for each partitioned table of `schema`."""
+    with database_errors(url), psycopg.connect(url) as db:
+        return db.execute(PARTITIONED_TABLES, (schema,)).fetchall()
+
+
+def role_rights(url, role, schema):
+    """What `role` was granted in `schema`, on its tables and functions: [(privileges, "name, name")], the objects
+    with the same privileges together. A partition granted by name is listed under its own name."""
+    with database_errors(url), psycopg.connect(url) as db:
+        return db.execute(ROLE_RIGHTS, {"role": role, "schema": schema}).fetchall()
+
+
+# The files of every table and index of a schema, and of its tables' TOAST tables (where large values go) and their
+# indexes, as paths in the server's data folder.
+SCHEMA_FILES = """
+SELECT c.relname, pg_relation_filepath(c.oid) FROM pg_class c
+WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r', 'i')
+UNION ALL
+SELECT c.relname || ' (TOAST)', pg_relation_filepath(c.reltoastrelid) FROM pg_class c
+WHERE c.relnamespace = %(schema)s::regnamespace AND c.reltoastrelid <> 0
+UNION ALL
+SELECT c.relname || ' (TOAST index)', pg_relation_filepath(x.indexrelid) FROM pg_class c
+JOIN pg_index x ON x.indrelid = c.reltoastrelid WHERE c.relnamespace = %(schema)s::regnamespace
+"""
+NOT_A_SUPERUSER = "(skipped: reading the server's files takes a superuser, and this URL's user is not one)"
+
+
+def reads_server_files(url):
+    """Whether the URL's role may read the server's files (CHECKPOINT, pg_read_binary_file, pg_ls_waldir): here,
+    whether it is a superuser."""
+    with database_errors(url), psycopg.connect(url) as db:
+        return db.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+
+
+def files_holding(url, schema, texts):
+    """{file: which of `texts` its bytes hold} for each file of `schema`'s tables, indexes and TOAST tables that holds
+    any, after a checkpoint has written every changed page to the files. Needs a superuser."""
+    with database_errors(url), psycopg.connect(url, autocommit=True) as db:
+        db.execute("CHECKPOINT")
+        found = {}
+        for name, path in sorted(db.execute(SCHEMA_FILES, {"schema": schema}).fetchall()):
+            if path is None:  # a relation with no file of its own
+                continue
+            held = bytes(db.execute("SELECT pg_read_binary_file(%s)", (path,)).fetchone()[0])
+            if holds := [text for text in texts if text.encode() in held]:
+                found[name] = holds
+        return found
+
+
+def write_ahead_log_holds(url, text):
+    """Whether any segment of the server's write-ahead log (pg_wal/) holds `text`. Needs a superuser."""
+    with database_errors(url), psycopg.connect(url) as db:
+        return db.execute("SELECT coalesce(bool_or(position(%s::bytea IN pg_read_binary_file('pg_wal/' || name)) > 0),"
+                          " false) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'", (text.encode(),)).fetchone()[0]

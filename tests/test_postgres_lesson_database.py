@@ -1,13 +1,20 @@
 """memory_cookbook/lesson_database.py: notebook 09 on a server it did not start works only in a schema it creates, and
-drops only that; a refusal is shown only as a role that is really another than the owner. On the session's server
-(slow: it takes seconds to start)."""
+drops only that; a refusal is shown only as a role that is really another than the owner; what 09 shows of its schema
+(the partitioned tables, a role's rights, the files and the write-ahead log that hold a text) is what the server
+holds. On the session's server (slow: it takes seconds to start)."""
+
+import secrets
 
 import psycopg
 import pytest
 from psycopg import sql
 
+from conftest import APP_ROLE, TEST_PARTITIONS
 from memory_cookbook import lesson_database
-from memory_cookbook.lesson_database import SchemaInUse, app_role, drop_lesson_schema, lesson_schema
+from memory_cookbook.lesson_database import (SchemaInUse, app_role, drop_lesson_schema, files_holding, lesson_schema,
+                                             partitioned_tables, reads_server_files, role_rights,
+                                             write_ahead_log_holds)
+from memory_cookbook.postgres_store import erase_forgotten
 
 pytestmark = pytest.mark.slow
 
@@ -62,3 +69,35 @@ def test_only_another_role_than_the_owner_is_a_separate_app_role(postgres_server
             assert app_role(url, app_role_url).not_separate.endswith("a member of the owner's role, postgres")
         finally:
             db.execute(sql.SQL("REVOKE postgres FROM cookbook_app"))
+
+
+def test_the_catalog_shows_each_partitioned_table_and_what_the_role_was_granted_a_partition_included(postgres_store,
+                                                                                                        app_store):
+    url, schema = postgres_store.url, postgres_store.schema  # app_store: the app role, given its row rights
+    assert partitioned_tables(url, schema) == [("ledger", TEST_PARTITIONS, True), ("memories", TEST_PARTITIONS, True)]
+    rights = [("DELETE, INSERT, SELECT", "ledger, memories"),
+              ("EXECUTE", "log_entry, note_for_erasure, recall_memories, save_memory")]
+    assert role_rights(url, APP_ROLE, schema) == rights
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(schema, "memories_00"),
+                                                             sql.Identifier(APP_ROLE)))
+    assert role_rights(url, APP_ROLE, schema) == [*rights, ("SELECT", "memories_00")]
+
+
+def test_a_saved_text_stays_in_the_files_after_a_forget_until_the_erase_and_in_the_log_after_it(postgres_store,
+                                                                                                app_role_url):
+    url, schema, customer = postgres_store.url, postgres_store.schema, "C-FILES"
+    name, large = f"Name-{secrets.token_hex(8)}", f"Large-{secrets.token_hex(8)}"
+    bulk = secrets.token_hex(4000)  # 8,000 characters that do not compress: stored in the TOAST table
+    postgres_store.save(customer, {"request": {"customer": {"id": customer, "name": name}, "ticket": {"id": "T-1"}},
+                                   "jev_answered": {"note": bulk[:4000] + large + bulk[4000:]}}, 0.9, "test")
+    saved = files_holding(url, schema, [name, large])
+    assert any(file.startswith("memories_") and name in held for file, held in saved.items()), saved
+    assert any(file.endswith("(TOAST)") and large in held for file, held in saved.items()), saved
+    postgres_store.forget_customer(customer)
+    assert files_holding(url, schema, [name, large]) == saved  # a DELETE leaves the bytes
+    erase_forgotten(url, schema)
+    assert files_holding(url, schema, [name, large]) == {}
+    assert write_ahead_log_holds(url, name) is True
+    assert write_ahead_log_holds(url, f"Never-{secrets.token_hex(8)}") is False
+    assert reads_server_files(url) is True and reads_server_files(app_role_url) is False
