@@ -19,6 +19,8 @@ from psycopg_pool import ConnectionPool
 PARTITIONS = 32  # hash partitions of each table, by customer: erasing one customer rewrites 1/32 of a table
 CUSTOMER_SETTING = "memory_cookbook.customer"  # whose rows this transaction may see (row-level security)
 
+# JSON, not JSONB, keeps the text as saved, key order included (PostgreSQL's documentation, "JSON Types"): the
+# cache keys depend on that order.
 TABLES = """
 CREATE SCHEMA IF NOT EXISTS {schema};
 CREATE TABLE IF NOT EXISTS {schema}.memories (
