@@ -124,3 +124,15 @@ def test_every_section_a_guide_names_is_a_section_of_that_notebook(guide):
     assert [(number, name) for number, name in named
             if not any(section == name or section.startswith(name + ":") or section.startswith(name + "：")
                        for section in sections[number])] == []
+
+
+def test_the_guides_grants_for_ones_own_server_are_the_ones_grant_row_rights_runs():
+    from memory_cookbook.postgres_store import GRANTS
+
+    def grants(text):
+        return sorted(" ".join(statement.split()) for statement in text.split(";") if "GRANT " in statement
+                      and not statement.strip().startswith("REVOKE"))
+
+    guide = (ROOT / "docs" / "own_postgres_server.md").read_text(encoding="utf-8")
+    [block] = [block for block in re.findall(r"```sql\n(.*?)```", guide, re.S) if "GRANT USAGE ON SCHEMA" in block]
+    assert grants(block) == grants(GRANTS.format(schema="memory_cookbook", role="memory_app"))
