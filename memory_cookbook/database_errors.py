@@ -6,6 +6,7 @@ it cannot encode) is a failed query. Each names the database with its password m
 PostgreSQL sent one, and keeps psycopg's error as its cause. Also the checks that refuse, before anything is written,
 a value PostgreSQL cannot store."""
 
+import os
 import re
 from contextlib import contextmanager
 
@@ -91,6 +92,14 @@ def sqlstate_of(error):
     return getattr(error, "sqlstate", None) or getattr(getattr(error, "diag", None), "sqlstate", None)
 
 
+def from_the_variable(conninfo):
+    """Where the URL came from, when it is COOKBOOK_DATABASE_URL's: a URL written in code needs no such hint."""
+    if conninfo != os.environ.get(DATABASE_URL_VARIABLE):
+        return ""
+    return (f" (the URL comes from {DATABASE_URL_VARIABLE}; without that variable, the notebook starts a server of its"
+            " own, which stops with the kernel)")
+
+
 def translated(error, conninfo):
     """The DatabaseError that says what `error` (a psycopg error or the pool's timeout) means."""
     database, state, said = masked(conninfo), sqlstate_of(error), reason(error, conninfo)
@@ -117,8 +126,7 @@ def translated(error, conninfo):
     if (state is None and isinstance(error, psycopg.OperationalError)) or (state or "").startswith(CONNECTION_LOST):
         return DatabaseUnavailable(
             f"Cannot reach the memory database at {database}{code}. Check that its server is running and reachable"
-            f" (the URL comes from {DATABASE_URL_VARIABLE} when that is set; without it, the notebook starts a server"
-            f" of its own, which stops with the kernel). psycopg said: {said}", database, state)
+            f"{from_the_variable(conninfo)}. psycopg said: {said}", database, state)
     if state is None:  # psycopg did not send it: the mistake is in the statement or its values, not the server
         return QueryFailed(f"A query on the memory database at {database} was not sent: psycopg refused it"
                            f" ({type(error).__name__}), a mistake in the statement or its parameters. psycopg said:"

@@ -82,3 +82,16 @@ def test_a_mistake_psycopg_finds_before_sending_never_reads_as_a_server_that_is_
 def test_a_p_remember_that_is_not_a_probability_is_refused_by_name(value):
     with pytest.raises(ValueError, match="p_remember must be a number from 0 to 1"):
         checked_probability("p_remember", value)
+
+
+@pytest.mark.parametrize("variable, named", [(None, False), ("postgresql://support@db.example.com/other", False),
+                                             ("postgresql://support@db.example.com/support", True)],
+                         ids=["unset", "another URL", "this URL"])
+def test_cannot_reach_names_cookbook_database_url_only_when_the_url_came_from_it(monkeypatch, variable, named):
+    if variable is None:
+        monkeypatch.delenv("COOKBOOK_DATABASE_URL", raising=False)
+    else:
+        monkeypatch.setenv("COOKBOOK_DATABASE_URL", variable)
+    with pytest.raises(DatabaseUnavailable) as raised, database_errors("postgresql://support@db.example.com/support"):
+        raise psycopg.OperationalError("connection failed: Connection refused")
+    assert ("COOKBOOK_DATABASE_URL" in str(raised.value)) is named
