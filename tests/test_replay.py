@@ -72,13 +72,6 @@ def test_a_miss_is_compared_with_the_requests_beside_the_cache_in_use_and_reread
     assert "The published run made exactly this request" in miss(memory.ask, state, memory.ROUTE)
 
 
-def test_a_miss_with_no_requests_file_beside_the_cache_is_still_a_plain_cache_miss(memory, monkeypatch, tmp_path):
-    (tmp_path / "json_cache.json").write_text("{}")
-    configure(monkeypatch, cache_path=tmp_path / "json_cache.json")
-    message = miss(memory.ask, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert f"There is no {recorded_requests.REQUESTS_NAME} beside " in message and "TYPESAFE_API_KEY" in message
-
-
 def test_an_edited_ticket_text_names_the_edit(memory):
     state = memory.later_state("C-1042", "Slow dashboards")
     state["ticket"]["messages"][0]["text"] = "Dashboards are slow on our Windows server."
