@@ -30,6 +30,16 @@ def without(data, *path):
     return copy
 
 
+def replaced(data, path, value):
+    """A deep copy of `data` with the field at `path` set to `value`."""
+    copy = json.loads(json.dumps(data))
+    inner = copy
+    for step in path[:-1]:
+        inner = inner[step]
+    inner[path[-1]] = value
+    return copy
+
+
 def damaged_copy(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
@@ -64,6 +74,11 @@ TICKET_DAMAGE = {
                                               "has no field 'C-2210' in later_ticket_ids"),
     "a later message's ticket id missing": (json.dumps(without(TICKETS, "later_ticket_ids", "C-2210", "More seats")),
                                             r"has no field 'More seats' in later_ticket_ids.C-2210"),
+    "a later ticket id that is a number": (
+        json.dumps(replaced(TICKETS, ("later_ticket_ids", "C-2210", "More seats"), 206)),
+        r"has later_ticket_ids.C-2210.More seats that is a number, not a string"),
+    "the later messages' date that is a number": (json.dumps(replaced(TICKETS, ("later_received_on",), 20260928)),
+                                                  "has the file.later_received_on that is a number, not a string"),
     "true for a message's text": (TICKETS_FILE.read_text().replace(
         '"text": "We\'d like to add 20 more seats before next quarter."', '"text": true'),
         r"has later_messages\[2\].text that is a boolean, not a string"),
