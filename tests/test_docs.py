@@ -163,6 +163,19 @@ def test_the_notebook_template_loads_nothing_from_a_cdn_and_shows_a_widget_as_it
     assert "A widget as text" in page and "<style>p {}</style>" in page
 
 
+def test_a_notebook_pages_images_have_an_alt_text_and_its_inputs_and_outputs_are_focusable():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("chart()", outputs=[
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})]),
+        nbformat.v4.new_code_cell("print(1)", outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")])])
+    page, _ = NotebookPage().from_notebook_node(notebook, resources={"page_css": "", "site_links": SiteLinks(NOTEBOOK,
+                                                                                                            PAGE)})
+    images = re.findall(r"<img[^>]*>", page)
+    assert len(images) == 1 and 'alt="No description has been provided for this image"' in images[0]
+    wrappers = re.findall(r'<div class="[^"]*\b(jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*"([^>]*)>', page)
+    assert sorted(kind for kind, _ in wrappers) == ["jp-Cell-inputWrapper"] * 2 + ["jp-OutputArea-output"] * 2
+    assert all('tabindex="0"' in attributes for _, attributes in wrappers)
+
+
 @pytest.mark.slow
 def test_a_hidden_code_cell_starts_folded_on_both_pages_labelled_in_the_pages_language(site):
     for name, label in (("03_gate", "Show the code"), ("03_gate.zh", "显示代码")):
