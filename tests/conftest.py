@@ -1,6 +1,7 @@
 """Shared test helpers and fixtures: the lesson offline with nothing remembered, jevcompat's fake Jev, a copy of the
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
+import functools
 import itertools
 import json
 import os
@@ -78,7 +79,13 @@ def unseen_state(module, ticket_id="T-999"):
 
 def link_share(link):
     """What a playground link carries: its LZString-compressed JSON, decoded."""
-    return json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1].rstrip(")")))
+    return json.loads(decompressed(link.split("#share/", 1)[1].rstrip(")")))
+
+
+@functools.cache
+def decompressed(share):
+    """LZString's decoding of a link's share (pure Python: decoded once per session, the tests read each link often)."""
+    return LZString.decompressFromEncodedURIComponent(share)
 
 
 def decoded_link(link):
@@ -262,7 +269,7 @@ def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_noteb
         # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet. The longest
         # (09 starts a server and four processes) goes first, so that it does not run alone at the end.
         ordered = sorted(notebook_paths, key=lambda path: not path.name.startswith(LONGEST_READERS_RUN))
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        with ThreadPoolExecutor(max_workers=1) as pool:
             executed = pool.map(lambda path: run_notebook(path, folder=copy / "notebooks", env=env), ordered)
             runs = {path.name: run for path, run in zip(ordered, executed, strict=True)}
         requests = requests_served(server)

@@ -5,6 +5,7 @@ every recorded call (jev_request.py)."""
 import json
 import os
 import re
+import runpy
 import subprocess
 import sys
 
@@ -265,10 +266,10 @@ def test_two_processes_recording_at_once_keep_every_answer(cache_copy, jev_serve
     assert cache_copy.read_text() == cache_file.cache_text(recorded)  # still the file format cooksafe writes
 
 
-def test_the_links_script_gives_a_link_for_every_recorded_call():
-    result = subprocess.run([sys.executable, "scripts/playground_links.py"], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60, check=True)
-    rows = [line for line in result.stdout.splitlines() if re.match(r"\| \d+ \|", line)]
+def test_the_links_script_gives_a_link_for_every_recorded_call(capsys, monkeypatch):
+    monkeypatch.delenv("COOKBOOK_CACHE", raising=False)
+    runpy.run_path(str(ROOT / "scripts" / "playground_links.py"), run_name="__main__")  # as `python` runs it
+    rows = [line for line in capsys.readouterr().out.splitlines() if re.match(r"\| \d+ \|", line)]
     assert len(rows) == 32
     recorded = set(committed_entries())
     for row in rows:
