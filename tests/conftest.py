@@ -1,6 +1,7 @@
 """Shared test helpers and fixtures: the lesson offline with nothing remembered, jevcompat's fake Jev, a copy of the
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
+import collections
 import functools
 import itertools
 import json
@@ -269,7 +270,7 @@ def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_noteb
         # Two kernels at a time, one per core: each notebook runs in its own kernel, so they do not meet. The longest
         # (09 starts a server and four processes) goes first, so that it does not run alone at the end.
         ordered = sorted(notebook_paths, key=lambda path: not path.name.startswith(LONGEST_READERS_RUN))
-        with ThreadPoolExecutor(max_workers=1) as pool:
+        with ThreadPoolExecutor(max_workers=2) as pool:
             executed = pool.map(lambda path: run_notebook(path, folder=copy / "notebooks", env=env), ordered)
             runs = {path.name: run for path, run in zip(ordered, executed, strict=True)}
         requests = requests_served(server)
@@ -321,13 +322,40 @@ def reads_the_readers_run(item):
     return "readers_run" in getattr(item, "fixturenames", ())
 
 
+def built_site(out):
+    """The pages, built into `out` in this process, counting each template's compilations and the diagrams drawn
+    (not read committed): SimpleNamespace(out, compiled, drawn)."""
+    import jinja2
+    from cookbook_tools import pages
+
+    compiled, drawn = collections.Counter(), []
+    compile_template, draw_diagram = jinja2.Environment.compile, pages.draw_diagram
+
+    def counted_compile(environment, source, name=None, *args, **kwargs):
+        compiled[name] += 1
+        return compile_template(environment, source, name, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jinja2.Environment, "compile", counted_compile)
+        patch.setattr(pages, "draw_diagram", lambda source: drawn.append(source) or draw_diagram(source))
+        pages.mermaid_svg.cache_clear()
+        pages.build(out)
+    pages.mermaid_svg.cache_clear()
+    return SimpleNamespace(out=out, compiled=compiled, drawn=drawn)
+
+
 def pytest_collection_finish(session):
     if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
         session.config.readers_run = ReadersRun()
         session.config.readers_run.begin()
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
-        session.config.kit_install = KitInstall()
+        # The pages once a session: built here, before the kit's check starts, which copies them into its kit; the
+        # page tests (tests/test_docs.py's site_build) read the same build.
+        folder = Path(tempfile.mkdtemp(prefix="cookbook-site-"))
+        session.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+        session.config.site_build = built_site(folder / "site")
+        session.config.kit_install = KitInstall(site=session.config.site_build.out)
         session.config.add_cleanup(session.config.kit_install.cleanup)
         session.config.kit_install.start()
 

@@ -152,7 +152,8 @@ class Run:
     wall: float
     cpu: float
     returncode: int
-    output: str
+    output: str  # stdout, then stderr
+    stdout: str = ""
 
 
 def quiet_environment():
@@ -168,7 +169,8 @@ def timed(command, cwd):
     process = subprocess.run(command, shell=True, cwd=cwd, env=quiet_environment(), capture_output=True, text=True)
     wall = time.monotonic() - started
     reap_orphans()
-    return Run(wall, children_cpu() - cpu_before, process.returncode, process.stdout + process.stderr)
+    return Run(wall, children_cpu() - cpu_before, process.returncode, process.stdout + process.stderr,
+               process.stdout)
 
 
 def readme_command(root):
@@ -214,7 +216,7 @@ def kernel_figures(clone, python):
     run = timed(f"{shlex.quote(python)} -c {shlex.quote(KERNEL_TIMES)}", clone)
     if run.returncode:
         raise RuntimeError(f"running the notebooks in {clone} failed:\n{run.output[-3000:]}")
-    times = json.loads(run.output.strip().splitlines()[-1])
+    times = json.loads(run.stdout.strip().splitlines()[-1])
     bare = times.pop("bare")
     return [Figure(f"{name}: run / a bare kernel", round(seconds / bare, 1), "×",
                    SERVER_NOTEBOOK_RATIO_BUDGET if name == SERVER_NOTEBOOK else KERNEL_RATIO_BUDGET,
@@ -358,6 +360,7 @@ def measure(folder, network=True, store=True, log=print):
             continue
         log(f"timing {name}")
         figures.append(seconds_figure(name, timed(command, clone)))
+        log(f"  {shown(figures[-1].value, 's')} ({figures[-1].note})")
     log("counting the notebooks' words")
     figures += word_figures(clone)
     log("running each notebook in a fresh kernel, and bare kernels")
