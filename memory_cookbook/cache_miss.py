@@ -1,17 +1,26 @@
 """What a call the cache lacks says (CacheMiss): the nearest request of the published run (read from
-recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it.
-Hand-written, tested in tests/test_replay.py."""
+recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it; a
+difference in memories alone is laid to the gate's threshold when the ledger holds a decision the published run did
+not make; JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
+tests/test_cache_miss_message.py, tests/test_basic_memory.py and tests/test_requests_file.py."""
 
 import json
 import os
 
-from memory_cookbook.cache_file import cache_path
+from memory_cookbook import ledger
+from memory_cookbook.cache_file import cache_path, check_cache_file
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
 from memory_cookbook.recorded_requests import recorded_requests, requests_path
 
+
 class CacheMiss(LookupError):
     """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
+
+    def _render_traceback_(self):
+        """What IPython shows for a miss no cell caught: the message alone. Its frames are the cookbook's own, and the
+        message already says what differs and what to do."""
+        return [f"{type(self).__name__}: {str(self)}"]
 
 
 def differences(recorded, sent, path=""):
@@ -53,7 +62,7 @@ def explain_miss(model, state_json, questions_json, inside_offline=False):
     except DamagedFile as error:  # the miss stays the error; why it cannot be compared is the requests file's own
         lines.append(f"It cannot be compared with the published run's requests: {error}")
     else:
-        lines += compared_with_published_run(where, model, state_json, questions_json, requests)
+        lines += compared_with_published_run(where, model, state, questions, state_json, questions_json, requests)
     if inside_offline:
         lines.append(f"This call ran inside offline(), which only replays {where}, key or not. Outside offline(), with"
                      f" TYPESAFE_API_KEY set, the same request would be sent to Jev ({model}) live and its answer"
@@ -65,19 +74,57 @@ def explain_miss(model, state_json, questions_json, inside_offline=False):
     return "\n".join(lines)
 
 
-def compared_with_published_run(where, model, state_json, questions_json, requests):
+def compared_with_published_run(where, model, state, questions, state_json, questions_json, requests):
     """Lines that compare a missed request with the published run's `requests` (from beside the cache `where`)."""
     if not requests:
         return [f"{requests_path(cache_path())} holds no request to compare this one with."]
     if cache_key(model, state_json, questions_json) in {request.key for request in requests}:
         return [f"The published run made exactly this request, but {where} does not hold its answer: restore the"
                 " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it."]
-    return compared_with_recorded(model, json.loads(state_json), json.loads(questions_json), requests)
+    return compared_with_recorded(model, state, questions, requests, ledger.LEDGER, read_answers(requests))
 
 
-def compared_with_recorded(model, state, questions, requests):
+def read_answers(requests):
+    """The cache's answers to the recorded requests {key: response JSON}; none if the cache cannot be read."""
+    try:
+        entries = check_cache_file(cache_path())
+    except DamagedFile:  # the call that opened the cache has said what is wrong with it
+        return {}
+    return {request.key: entries[request.key] for request in requests if request.key in entries}
+
+
+def recorded_threshold_range(requests, answers):
+    """(above, up_to): any gate threshold above `above` and up to `up_to` makes the published run's decisions, the
+    highest P(remember) of a ticket it never saved and the lowest of one it saved; None without both kinds."""
+    saved = {memory for request in requests for memory in carried_memory_ids(request.state)}
+    judged = [(ticket_id(request.state), answer["noul"]) for request in requests
+              for answer in answers.get(request.key, {}).get("answers", {}).values() if answer.get("type") == "noul"]
+    kept, dropped = [p for t, p in judged if t in saved], [p for t, p in judged if t not in saved]
+    return (max(dropped), min(kept)) if kept and dropped else None
+
+
+def threshold_cause(customer, entries, threshold_range):
+    """A line that names the ledger's latest call for `customer` whose gate decided otherwise than the published run
+    (its threshold, basic_memory.REMEMBER_AT, outside `threshold_range`), or None if there is none."""
+    if threshold_range is None:
+        return None
+    above, up_to = threshold_range
+    for entry in reversed(entries):
+        published_saved = entry.get("p_remember", 0) >= up_to
+        if entry.get("customer") == customer and "remember_at" in entry and entry["saved"] != published_saved:
+            return (f"The gate's threshold changed what was saved: {entry['ticket']} was judged at"
+                    f" basic_memory.REMEMBER_AT = {entry['remember_at']} (P(remember) {entry['p_remember']:.2f}) and"
+                    f" {'saved' if entry['saved'] else 'not saved'}, where the published run"
+                    f" {'did not save it' if entry['saved'] else 'saved it'}. The recorded answers cover a threshold"
+                    f" above {above:.2f} and up to {up_to:.2f} only: change or remove that setting, then Kernel →"
+                    " Restart Kernel and Run All Cells.")
+    return None
+
+
+def compared_with_recorded(model, state, questions, requests, entries=(), answers=None):
     """Lines that name the nearest of the recorded `requests` for the same ticket and questions, and how this one
-    differs."""
+    differs; a difference in memories alone is laid to the gate's threshold when a ledger entry in `entries` shows it
+    (with the recorded `answers`, {key: response JSON})."""
     asked = sorted(questions)
     models = sorted({request.model for request in requests})
     if model not in models:
@@ -113,10 +160,12 @@ def compared_with_recorded(model, state, questions, requests):
         lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."
                      " Kernel → Restart Kernel and Run All Cells goes back to the recorded run.")
     elif mine not in sets and not found:
-        lines.append("Only the memories differ. Either a setting changed what was saved before this call (such as"
-                     " the gate's threshold, basic_memory.REMEMBER_AT, set outside the range the recorded answers"
-                     " cover), or cells ran out of order or twice. Undo the setting, then Kernel → Restart Kernel and"
-                     " Run All Cells goes back to the recorded run.")
+        customer = (state.get("customer") or {}).get("id") if isinstance(state, dict) else None
+        cause = threshold_cause(customer, entries, recorded_threshold_range(requests, answers or {}))
+        lines.append(cause or "Only the memories differ. Either a setting changed what was saved before this call"
+                     " (such as the gate's threshold, basic_memory.REMEMBER_AT, set outside the range the recorded"
+                     " answers cover), or cells ran out of order or twice. Undo the setting, then Kernel → Restart"
+                     " Kernel and Run All Cells goes back to the recorded run.")
     elif found:
         lines.append("An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and"
                      " Run All Cells) to go back to the recorded answers.")

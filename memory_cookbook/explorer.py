@@ -11,12 +11,14 @@ import io
 import itertools
 import json
 import os
+import re
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 from typesafe_sdk import Choice, SystemOneResponse
 
 from memory_cookbook.cache_file import cache_path, check_cache_file
+from memory_cookbook.folded import in_chinese_notebook
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, without_memories
 from memory_cookbook.checked_files import damaged, requests_fix
 from memory_cookbook.recorded_requests import check_in_step, recorded_requests, requests_path
@@ -59,7 +61,11 @@ class RecordedCall:
 
     @property
     def memory_label(self):
-        return ", ".join(self.memories) or "none"
+        return self.memories_said(ENGLISH)
+
+    def memories_said(self, said):
+        """The memory set's ticket ids, or the word for none in the words `said`."""
+        return ", ".join(self.memories) or said["none"]
 
 
 def recorded_routing_calls(expected, as_memory, cache=None):
@@ -102,15 +108,18 @@ def recorded_routing_calls(expected, as_memory, cache=None):
 
 # Charts
 
+EXPECTED_MARK = "★"  # in matplotlib's own font, as every word of the explorer's chart: it is one chart in both editions
+
+
 def bar_chart(ax, call):
-    """Jev's distribution over the teams for one call, the expected team's bar in green."""
+    """Jev's distribution over the teams for one call, the expected team's bar in green and marked ★."""
     teams = list(call.questions["team"]["criteria"])
     colours = ["tab:green" if team == call.expected else "tab:gray" for team in teams]
-    labels = [f"{team} (expected)" if team == call.expected else team for team in teams]
+    labels = [f"{EXPECTED_MARK} {team}" if team == call.expected else team for team in teams]
     bars = ax.barh(labels, [call.probabilities[team] for team in teams], color=colours)
     ax.bar_label(bars, fmt="%.2f", padding=2, fontsize=8)
     ax.set_xlim(0, 1.15)
-    ax.set_xlabel("Jev's probability")
+    ax.set_xlabel("P(team)")
     ax.invert_yaxis()
     return bars
 
@@ -138,13 +147,61 @@ def small_multiples(calls):
 
 # The explorer
 
-def call_summary(call):
-    """The facts of one call as text: what the explorer shows beside its chart."""
-    gate = f"{call.p_remember:.2f}" if call.p_remember is not None else "not asked about this call"
-    return (f"{call.customer} · {call.subject} · memories: {call.memory_label}\n"
-            f"Jev chose {call.choice} ({call.probabilities[call.choice]:.2f}); expected {call.expected}"
-            f" ({call.probabilities[call.expected]:.2f})\n"
-            f"P(remember): {gate} · input tokens: {call.input_tokens}")
+# What the explorer says, in the language of the notebook it runs in (scripts/sync_chinese.py writes the Chinese
+# notebook's saved outputs with in_chinese(), so that a kernel there writes them again unchanged).
+ENGLISH = {"customer": "customer", "message": "message", "memories": "memories", "none": "none",
+           "not asked": "not asked about this call",
+           "summary": "{customer} · {subject} · memories: {memories}\nJev chose {choice} ({p_choice}); expected"
+                      " {expected} ({p_expected}, " + EXPECTED_MARK + ")\nP(remember): {gate} · input tokens: {tokens}",
+           "link": "Open this call in the TypeSafe playground", "text": "Memory explorer (runs in JupyterLab): "}
+CHINESE = {"customer": "客户", "message": "消息", "memories": "记忆", "none": "无",
+           "not asked": "门控没有评判这次调用",
+           "summary": "{customer} · {subject} · 记忆：{memories}\nJev 选了 {choice}（{p_choice}）；预期团队"
+                      " {expected}（{p_expected}，" + EXPECTED_MARK + "）\nP(remember)：{gate} · 输入 token 数："
+                      "{tokens}",
+           "link": "在 TypeSafe playground 中打开这次调用", "text": "记忆探索器（在 JupyterLab 中运行）："}
+
+
+def words():
+    """The explorer's words for this kernel's notebook."""
+    return CHINESE if in_chinese_notebook() else ENGLISH
+
+
+def call_summary(call, said=ENGLISH):
+    """The facts of one call as text, in the words `said`: what the explorer shows beside its chart."""
+    gate = f"{call.p_remember:.2f}" if call.p_remember is not None else said["not asked"]
+    return said["summary"].format(
+        customer=call.customer, subject=call.subject, memories=call.memories_said(said),
+        choice=call.choice, p_choice=f"{call.probabilities[call.choice]:.2f}", expected=call.expected,
+        p_expected=f"{call.probabilities[call.expected]:.2f}", gate=gate, tokens=call.input_tokens)
+
+
+def summary_pattern(said):
+    """A regular expression that reads a summary written in the words `said` back into its fields."""
+    parts = re.split(r"\{(\w+)\}", said["summary"])
+    return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
+                              for index, part in enumerate(parts)) + r"\Z", re.S)
+
+
+def in_chinese(text):
+    """A text the explorer wrote in English (its fallback text, a summary, the facts' HTML), as it writes it in a
+    Chinese notebook."""
+    def summary(found):
+        fields = found.groupdict()
+        fields["memories"] = CHINESE["none"] if fields["memories"] == ENGLISH["none"] else fields["memories"]
+        fields["gate"] = CHINESE["not asked"] if fields["gate"] == ENGLISH["not asked"] else fields["gate"]
+        return CHINESE["summary"].format(**fields)
+
+    for part in ("text", "link"):
+        text = text.replace(ENGLISH[part], CHINESE[part])
+    body = re.search(r"(?<=<pre>).*?(?=</pre>)", text, re.S)  # the facts' HTML holds the summary, escaped
+    if body:
+        unescaped = html.unescape(body.group())
+        found = summary_pattern(ENGLISH).match(unescaped)
+        return text[:body.start()] + html.escape(summary(found) if found else unescaped) + text[body.end():]
+    start = text.index(CHINESE["text"]) + len(CHINESE["text"]) if CHINESE["text"] in text else 0
+    found = summary_pattern(ENGLISH).match(text, start)
+    return text[:start] + summary(found) if found else text
 
 
 CHART_INCHES, CHART_DPI = (6.5, 3), 200  # drawn at twice the pixels it is shown at (CHART_WIDTH): sharp text
@@ -156,7 +213,7 @@ LINK_STYLE = "color: var(--jp-content-link-color, #1976d2); text-decoration: und
 def chart_png(call):
     fig, ax = plt.subplots(figsize=CHART_INCHES)
     bar_chart(ax, call)
-    ax.set_title(f"{call.customer} · {call.subject} · memories: {call.memory_label}", fontsize=10)
+    ax.set_title(f"{call.customer} · {call.subject} · {', '.join(call.memories) or '–'}", fontsize=10)
     fig.tight_layout()
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=CHART_DPI)
@@ -187,13 +244,13 @@ def memory_explorer(calls):
                                                                                **layout)}
                 return made | ({"style": style(model_id=f"{name}-{part}-style")} if style else {})
 
-            self.calls = calls
-            self.customer = widgets.Dropdown(description="customer", options=[
+            self.calls, self.words = calls, words()
+            self.customer = widgets.Dropdown(description=self.words["customer"], options=[
                 (f"{customer} · {company}", customer)
                 for customer, company in dict.fromkeys((call.customer, call.company) for call in calls)],
                 **ids("customer", DescriptionStyle))
-            self.subject = widgets.Dropdown(description="message", **ids("subject", DescriptionStyle))
-            self.memories = widgets.Dropdown(description="memories", **ids("memories", DescriptionStyle))
+            self.subject = widgets.Dropdown(description=self.words["message"], **ids("subject", DescriptionStyle))
+            self.memories = widgets.Dropdown(description=self.words["memories"], **ids("memories", DescriptionStyle))
             self.chart = widgets.Image(format="png", **ids("chart", width=CHART_WIDTH))
             self.facts = widgets.HTML(**ids("facts", HTMLStyle))
             choices = widgets.HBox([self.customer, self.subject, self.memories], **ids("choices"))
@@ -216,7 +273,7 @@ def memory_explorer(calls):
                 self.subject.options = list(dict.fromkeys(
                     call.subject for call in self.calls if call.customer == self.customer.value))
                 self.subject.value = self.subject.value or self.subject.options[0]
-                self.memories.options = [(call.memory_label, call.memories) for call in self.calls
+                self.memories.options = [(call.memories_said(self.words), call.memories) for call in self.calls
                                          if (call.customer, call.subject) == (self.customer.value, self.subject.value)]
                 if self.memories.value is None:
                     self.memories.value = self.memories.options[0][1]
@@ -233,14 +290,14 @@ def memory_explorer(calls):
         def show(self):
             call = self.shown
             self.chart.value = chart_png(call)
-            self.facts.value = (f"<pre>{html.escape(call_summary(call))}</pre>"
-                                f'<a href="{html.escape(call.link)}" target="_blank" style="{LINK_STYLE}">Open this'
-                                " call in the TypeSafe playground</a>")
+            self.facts.value = (f"<pre>{html.escape(call_summary(call, self.words))}</pre>"
+                                f'<a href="{html.escape(call.link)}" target="_blank" style="{LINK_STYLE}">'
+                                f'{self.words["link"]}</a>')
 
         def _repr_mimebundle_(self, **kwargs):
             bundle = super()._repr_mimebundle_(**kwargs)
-            shown = call_summary(self.shown) if self.calls else NOTHING_RECORDED
-            bundle["text/plain"] = "Memory explorer (runs in JupyterLab): " + shown
+            shown = call_summary(self.shown, self.words) if self.calls else NOTHING_RECORDED
+            bundle["text/plain"] = self.words["text"] + shown
             return bundle
 
     return MemoryExplorer(calls)

@@ -13,10 +13,15 @@ SUMMARY = "Show the answer"
 CHINESE_SUMMARY = "显示答案"  # the Chinese edition's label (scripts/sync_chinese.py puts it in the committed outputs)
 
 
+def in_chinese_notebook():
+    """Whether this kernel runs a notebook of the Chinese edition: JupyterLab's server names a kernel's notebook in
+    JPY_SESSION_NAME, and the Chinese edition's notebooks end in .zh.ipynb."""
+    return os.environ.get("JPY_SESSION_NAME", "").endswith(".zh.ipynb")
+
+
 def summary():
-    """The label in the reader's language: JupyterLab's server names a kernel's notebook in JPY_SESSION_NAME, and the
-    Chinese edition's notebooks end in .zh.ipynb (so that Run All then Save in one leaves its outputs as committed)."""
-    return CHINESE_SUMMARY if os.environ.get("JPY_SESSION_NAME", "").endswith(".zh.ipynb") else SUMMARY
+    """The label in the reader's language (so that Run All then Save in one leaves its outputs as committed)."""
+    return CHINESE_SUMMARY if in_chinese_notebook() else SUMMARY
 
 
 class FoldedAnswer:

@@ -1,11 +1,12 @@
 """Generated from the notebooks' `#| export ledger` cells by scripts/export_module.py: do not edit."""
 
-from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.jev_request import carried_memory_ids, ticket_id
 from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 
-# %% ../notebooks/04_wrapper.ipynb 1e71201c
-LEDGER = []
+# %% ../notebooks/07_memories_that_last.ipynb ledger-code
+LEDGER = []  # one entry per wrapper call, in order
+ANSWER_SOURCES = []  # "live" or "replay" for each answer of the session, in order (memory_cookbook/replay.py adds them)
 
 
 def answer_summary(answer):
@@ -15,14 +16,17 @@ def answer_summary(answer):
     return {"noul": answer.noul} if isinstance(answer, NoulAnswer) else {"score": answer.score}
 
 
-def ledger_entry(sent, memories, response, p_remember, saved, source):
-    """One wrapper call: who, which ticket, which memories were sent, what Jev answered, what the gate said, whether
-    it saved, what it cost."""
-    return {"customer": sent["customer"]["id"], "ticket": ticket_id(sent), "questions": list(response.answers),
-            "memories_sent": [ticket_id(memory) for memory in memories],
-            "answer": {question_id: answer_summary(answer) for question_id, answer in response.answers.items()},
-            "p_remember": p_remember, "saved": saved,
-            "input_tokens": response.usage.input_tokens, "source": source}
+def log_call(store, sent, response, p_remember, saved, remember_at):
+    """Add one wrapper call's entry to LEDGER and to the store's ledger, right after the call's two requests (the
+    question, then the gate): "live" if either was asked live."""
+    entry = {"customer": sent["customer"]["id"], "ticket": ticket_id(sent), "questions": list(response.answers),
+             "memories_sent": list(carried_memory_ids(sent)),
+             "answer": {question_id: answer_summary(answer) for question_id, answer in response.answers.items()},
+             "p_remember": p_remember, "remember_at": remember_at, "saved": saved,
+             "input_tokens": response.usage.input_tokens,
+             "source": "live" if "live" in ANSWER_SOURCES[-2:] else "replay"}
+    LEDGER.append(entry)
+    store.log(entry)
 
 
 def forget_entries(customer):

@@ -11,14 +11,14 @@ def markdown_table(header, rows):
     return Markdown("\n".join(lines))
 
 
-# %% ../notebooks/04_wrapper.ipynb ee82d52e
+# %% ../notebooks/07_memories_that_last.ipynb ledger-table-code
 def ledger_table(entries):
     """Ledger entries as a Markdown table."""
     def answers(entry):
         return "; ".join(" ".join(f"{value:.2f}" if isinstance(value, float) else str(value) for value in a.values())
                          for a in entry["answer"].values())
-    return markdown_table(["customer", "ticket", "memories sent", "answer", "P(remember)", "saved", "input tokens",
-                           "source"],
+    return markdown_table(["customer", "ticket", "memories sent", "answer", "P(remember)", "REMEMBER_AT", "saved",
+                           "input tokens", "source"],
                           [(e["customer"], e["ticket"], ", ".join(e["memories_sent"]) or "-", answers(e),
-                            f"{e['p_remember']:.2f}", "yes" if e["saved"] else "no", e["input_tokens"], e["source"])
-                           for e in entries])
+                            f"{e['p_remember']:.2f}", e.get("remember_at", "-"), "yes" if e["saved"] else "no",
+                            e["input_tokens"], e["source"]) for e in entries])

@@ -2,18 +2,17 @@
 
 import json
 from collections import defaultdict
-from memory_cookbook import replay
 from memory_cookbook.checked_files import read_tickets
+from memory_cookbook.dict_store import DictStore
 from memory_cookbook.jev_request import request_text, ticket_id
-from memory_cookbook.ledger import LEDGER, forget_entries, ledger_entry
+from memory_cookbook.ledger import LEDGER, log_call
+from memory_cookbook.locations import TICKETS_FILE
 from memory_cookbook.replay import call_jev
-from pathlib import Path
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 
 # %% 01_tickets.ipynb c7585359
-HERE = Path(globals().get("__file__", "basic_memory.py")).resolve().parent
-DATA = read_tickets(HERE.parent / "data" / "tickets.json")
+DATA = read_tickets(TICKETS_FILE)  # data/tickets.json, checked as it is read
 
 
 # %% 01_tickets.ipynb a06995b1
@@ -152,39 +151,10 @@ def verdict(probability):
     return "saved" if remembers(probability) else "not saved"
 
 
-# %% 04_wrapper.ipynb 1fb72be6
-MEMORY_KEY = "earlier_tickets_from_this_customer"
-
-
 # %% 04_wrapper.ipynb a74a6a44
-MEMORIES = defaultdict(list)
-
-
-class DictStore:
-    """The published store: a dict of lists (by default a new one), gone when the kernel stops."""
-
-    def __init__(self, memories=None):
-        self.memories = defaultdict(list) if memories is None else memories
-
-    def recall(self, customer):
-        return list(self.memories[customer])
-
-    def save(self, customer, memory, p_remember, model):
-        self.memories[customer].append(memory)
-
-    def forget_ticket(self, ticket):
-        for memories in self.memories.values():
-            memories[:] = [memory for memory in memories if ticket_id(memory) != ticket]
-
-    def forget_customer(self, customer):
-        self.memories.pop(customer, None)
-        forget_entries(customer)
-
-    def log(self, entry):
-        """Nothing to do: the wrapper keeps the ledger in LEDGER, and a dict keeps nothing across kernels."""
-
-
-STORE = DictStore(MEMORIES)  # the wrapper's store: the published MEMORIES dict
+MEMORY_KEY = "earlier_tickets_from_this_customer"
+MEMORIES = defaultdict(list)  # customer id → that customer's memories, in the order saved
+STORE = DictStore(MEMORIES)  # where the wrapper recalls and saves them
 
 
 def memory_ids(customer):
@@ -192,7 +162,6 @@ def memory_ids(customer):
     return [ticket_id(memory) for memory in STORE.recall(customer)]
 
 
-# %% 04_wrapper.ipynb 8edd5a9d
 def customer_id(state):
     """state["customer"]["id"], or a ValueError that says the wrapper needs it."""
     customer = state.get("customer") if isinstance(state, dict) else None
@@ -203,32 +172,24 @@ def customer_id(state):
 
 
 def with_memories(state):
-    """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none."""
+    """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none. Its
+    checks come before anything is sent: a state without customer.id, or a threshold that is no probability."""
+    remember_threshold()
     memories = STORE.recall(customer_id(state))
     return {**state, MEMORY_KEY: memories} if memories else state
 
 
-# %% 04_wrapper.ipynb 934d74a6
-def remember_if_lasting(state, questions, response):
-    """Ask the gate about (state, answer); save the memory when P(remember) >= REMEMBER_AT. Returns P(remember)."""
-    memory = as_memory(state, questions, response)
-    p_remember = remember_probability(memory)
-    if remembers(p_remember):
-        STORE.save(customer_id(state), memory, p_remember=p_remember, model=response.model)
-    return p_remember
-
-
 # %% 04_wrapper.ipynb 82d1aa00
 def ask_with_memory(state, questions):
-    """ask(), plus this customer's memories in the state, plus the gate that decides what to remember."""
-    remember_threshold()  # a threshold that is not a probability fails here, before anything is sent
-    sent, live_before = with_memories(state), len(replay.LIVE_CALLS)
-    response = ask(sent, questions)  # step 1
-    p_remember = remember_if_lasting(state, questions, response)  # step 2
-    source = "live" if len(replay.LIVE_CALLS) > live_before else "replay"
-    entry = ledger_entry(sent, sent.get(MEMORY_KEY, []), response, p_remember, remembers(p_remember), source)
-    LEDGER.append(entry)
-    STORE.log(entry)
+    """ask(), with this customer's memories in the state; then the gate decides whether to remember the ticket."""
+    sent = with_memories(state)
+    response = ask(sent, questions)  # step 1: the question, about the state with memories
+    memory = as_memory(state, questions, response)  # the ticket as it came, and Jev's answer
+    p_remember = remember_probability(memory)  # step 2: the gate
+    saved = remembers(p_remember)
+    if saved:
+        STORE.save(customer_id(state), memory, p_remember=p_remember, model=response.model)
+    log_call(STORE, sent, response, p_remember, saved, remember_threshold())
     return response
 
 

@@ -138,7 +138,7 @@ def memory(monkeypatch):
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
     monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
     monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore(basic_memory.MEMORIES))  # as published
-    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER)]
+    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER, ledger.ANSWER_SOURCES)]
     for log, _ in saved:
         log.clear()
     yield basic_memory

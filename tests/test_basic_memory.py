@@ -1,5 +1,6 @@
 """Unit tests of the exported module, offline, against the published cache."""
 
+import collections
 import json
 import os
 import subprocess
@@ -200,3 +201,35 @@ def test_route_later_messages_counts_only_the_expected_teams(memory, monkeypatch
 def test_the_published_run_makes_62_calls_of_which_32_are_distinct(memory):
     calls = memory.replay_published_run()
     assert (len(calls), len(set(calls))) == (62, 32)
+
+
+def test_the_wrapper_sends_what_the_pages_two_steps_alone_send_byte_for_byte(memory):
+    """The page's wrapper: its two steps alone, over a dict of its own. The cookbook's sends the same requests."""
+    page_memories = collections.defaultdict(list)
+
+    def page_ask_with_memory(state, questions):
+        saved = page_memories[state["customer"]["id"]]
+        response = memory.ask({**state, memory.MEMORY_KEY: saved} if saved else state, questions)
+        pair = memory.as_memory(state, questions, response)
+        if memory.remember_probability(pair) >= 0.5:
+            saved.append(pair)
+        return response
+
+    states = [*map(memory.ticket_state, memory.EARLIER), memory.later_state("C-1042", "Slow dashboards")]
+    sent = []
+    for wrapper in (page_ask_with_memory, memory.ask_with_memory):
+        first = len(memory.CALLS)
+        for state in states:
+            wrapper(state, memory.ROUTE)
+        sent.append(memory.CALLS[first:])
+    assert len(sent[0]) == 12 and sent[1] == sent[0]
+
+
+def test_a_miss_no_cell_catches_shows_its_message_without_a_traceback_in_ipython(tmp_path):
+    cell = ("from memory_cookbook.cache_miss import CacheMiss\n"
+            "def deep():\n    raise CacheMiss('No recorded answer.\\nWhat to do.')\n"
+            "deep()\n")
+    script = f"from IPython.core.interactiveshell import InteractiveShell\nInteractiveShell().run_cell({cell!r})\n"
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "IPYTHONDIR": str(tmp_path)}, check=True)
+    assert result.stdout.splitlines() == ["CacheMiss: No recorded answer.", "What to do."]

@@ -10,7 +10,7 @@ from conftest import committed_entries, decoded_link, committed_requests
 
 from memory_cookbook import explorer as explorer_module
 from memory_cookbook import folded, jev_request
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE, TICKETS_FILE
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, TICKETS_FILE
 
 FOLDED = "<details><summary>Show the answer</summary>"
 REQUESTS = committed_requests()
@@ -168,8 +168,8 @@ def test_the_bars_are_jevs_recorded_probabilities_with_the_expected_team_marked(
     bars = explorer_module.bar_chart(ax, call)
     teams = list(call.questions["team"]["criteria"])
     assert [bar.get_width() for bar in bars] == [call.probabilities[team] for team in teams]
-    marked = [label.get_text() for label in ax.get_yticklabels() if label.get_text().endswith("(expected)")]
-    assert marked == [f"{call.expected} (expected)"]
+    marked = [label.get_text() for label in ax.get_yticklabels() if label.get_text().startswith("★")]
+    assert marked == [f"★ {call.expected}"]
     explorer_module.plt.close(fig)
 
 
@@ -209,3 +209,48 @@ def test_a_recorded_call_names_its_memory_set_its_expected_team_and_jevs_choice_
         "selfhosted_windows", "cloud_ops", 0.80)
     both = by_set[("C-1042", "More seats", "T-101, T-105")]
     assert (both.memories, both.expected, both.input_tokens) == (("T-101", "T-105"), "enterprise_desk", 975)
+
+
+# The explorer in the Chinese notebooks
+
+CHINESE_KERNEL = "/home/student/cookbook/notebooks/05_probe_sequence.zh.ipynb"  # as JupyterLab names its notebook
+
+
+def test_in_a_chinese_notebook_the_explorer_speaks_chinese_and_draws_the_same_chart(calls, monkeypatch):
+    english = choose(explorer_module.memory_explorer(calls), "C-1042", "More seats", ("T-101",))
+    english_chart = explorer_module.chart_png(english)
+    monkeypatch.setenv("JPY_SESSION_NAME", CHINESE_KERNEL)
+    chinese = explorer_module.memory_explorer(calls)
+    assert choose(chinese, "C-1042", "More seats", ("T-101",)) == english
+    said = explorer_module.CHINESE
+    assert [chinese.customer.description, chinese.subject.description, chinese.memories.description] == \
+        [said["customer"], said["message"], said["memories"]]
+    assert chinese.memories.options[0][0] == said["none"] and said["link"] in chinese.facts.value
+    assert "记忆：T-101\nJev 选了 enterprise_desk（0.44）" in chinese.facts.value
+    assert f"P(remember)：{english.p_remember:.2f}" in chinese.facts.value
+    assert chinese.chart.value == english_chart  # no word in it: one chart for both editions
+
+
+def test_what_the_sync_writes_for_a_chinese_notebook_is_what_its_kernel_writes(calls, monkeypatch):
+    """scripts/sync_chinese.py turns the English explorer's text into the Chinese one: a Chinese kernel's Run All and
+    Save then leave the committed twin as it is."""
+    for call in calls:
+        in_english = explorer_module.call_summary(call)
+        assert explorer_module.in_chinese(in_english) == explorer_module.call_summary(call, explorer_module.CHINESE)
+    english = explorer_module.memory_explorer(calls)
+    monkeypatch.setenv("JPY_SESSION_NAME", CHINESE_KERNEL)
+    chinese = explorer_module.memory_explorer(calls)
+    assert explorer_module.in_chinese(english.facts.value) == chinese.facts.value
+    assert explorer_module.in_chinese(english._repr_mimebundle_()["text/plain"]) == \
+        chinese._repr_mimebundle_()["text/plain"]
+
+
+def test_the_committed_chinese_notebook_holds_the_chinese_explorers_text_and_saved_labels():
+    chinese = nbformat.read(NOTEBOOKS / "05_probe_sequence.zh.ipynb", as_version=4)
+    shown = next(output for cell in chinese.cells if cell.cell_type == "code" for output in cell.outputs
+                 if "application/vnd.jupyter.widget-view+json" in output.get("data", {}))
+    assert shown["data"]["text/plain"].startswith(explorer_module.CHINESE["text"])
+    state = chinese.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    descriptions = {model["state"].get("description") for model in state.values()
+                    if model["model_name"] == "DropdownModel"}
+    assert descriptions == {explorer_module.CHINESE[word] for word in ("customer", "message", "memories")}

@@ -122,12 +122,13 @@ def test_the_fix_names_git_checkout_for_a_committed_file_and_a_good_copy_elsewhe
 
 
 def test_the_lesson_stops_on_damaged_tickets_with_the_checked_message(tmp_path):
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "data").mkdir()
-    (tmp_path / "notebooks" / "basic_memory.py").write_text((ROOT / "notebooks" / "basic_memory.py").read_text())
-    (tmp_path / "data" / "tickets.json").write_text(json.dumps(without(TICKETS, "earlier_tickets", 0, "text")))
-    result = subprocess.run([sys.executable, "-c", "import basic_memory"], cwd=tmp_path / "notebooks",
-                            capture_output=True, text=True, timeout=60)
+    damaged = tmp_path / "data" / "tickets.json"
+    damaged.parent.mkdir()
+    damaged.write_text(json.dumps(without(TICKETS, "earlier_tickets", 0, "text")))
+    damaged_instead = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(damaged)!r}\n"
+                       "import basic_memory")  # the lesson reads locations.TICKETS_FILE as it is imported
+    result = subprocess.run([sys.executable, "-c", damaged_instead], cwd=ROOT / "notebooks", capture_output=True,
+                            text=True, timeout=60)
     last_line = result.stderr.strip().splitlines()[-1]
     assert result.returncode == 1
     assert re.fullmatch(r"memory_cookbook\.checked_files\.DamagedFile: .*/data/tickets\.json has no field 'text' in"

@@ -417,3 +417,19 @@ def test_each_notebook_page_declares_the_language_it_is_written_in(site):
     for path in notebook_paths():
         language = "zh" if path.name.endswith(".zh.ipynb") else "en"
         assert f'<html lang="{language}">' in (site / site_path(path)).read_text(), path.name
+
+
+def style_rules(page):
+    """{selector: declarations} of a page's <style> blocks, one entry per selector of a rule."""
+    css = re.sub(r"/\*.*?\*/", "", " ".join(re.findall(r"<style>(.*?)</style>", page, re.S)), flags=re.S)
+    return {selector.strip(): declarations for selectors, declarations in re.findall(r"([^{}]+)\{([^}]*)\}", css)
+            for selector in selectors.split(",")}
+
+
+@pytest.mark.slow
+def test_a_wide_table_scrolls_in_its_own_box_on_a_phone_not_the_page(site):
+    """At a phone's width the README's result table is wider than the screen: it must scroll inside itself."""
+    for name, selector in (("index.html", "table"), ("06_final_comparison.html", ".jp-OutputArea-output table")):
+        page = (site / name).read_text()
+        declarations = re.sub(r"\s+", " ", style_rules(page)[selector])
+        assert "<table" in page and "display: block" in declarations and "overflow-x: auto" in declarations, name

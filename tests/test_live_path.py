@@ -49,6 +49,13 @@ def test_the_wrapper_sends_both_requests(live, jev_server):
     assert [list(json.loads(questions)) for _, _, questions in live.CALLS] == [["team"], ["remember"]]
 
 
+def test_the_ledger_says_live_for_a_live_call_and_replay_for_the_same_call_again(live, jev_server, monkeypatch):
+    monkeypatch.setattr(live, "REMEMBER_AT", 1)  # nothing the fake server answers is saved: the same call again
+    for source in ("live", "replay"):
+        live.ask_with_memory(unseen_state(live), live.ROUTE)
+        assert (live.LEDGER[-1]["source"], requests_served(jev_server)) == (source, 2)
+
+
 class AlwaysFails(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 - http.server's name
         self.rfile.read(int(self.headers.get("Content-Length") or 0))

@@ -84,17 +84,14 @@ def test_an_edited_ticket_text_names_the_edit(memory):
 
 
 def test_an_edited_data_file_names_the_edited_text(tmp_path):
-    for folder in ("notebooks", "data"):
-        subprocess.run(["cp", "-r", str(ROOT / folder), str(tmp_path)], check=True)
-    for name in ("json_cache.json", "recorded_requests.json"):
-        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
-    tickets = tmp_path / "data" / "tickets.json"
-    tickets.write_text(tickets.read_text().replace(SLOW_TEXT, "Dashboards crawl."))
-    script = ("import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
+    tickets = tmp_path / "tickets.json"
+    tickets.write_text((ROOT / "data" / "tickets.json").read_text().replace(SLOW_TEXT, "Dashboards crawl."))
+    script = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(tickets)!r}\n"
+              "import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
     env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path / "notebooks", env=env, capture_output=True,
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "notebooks", env=env, capture_output=True,
                             text=True, timeout=60, check=True)
     assert f'ticket.messages[0].text: "{SLOW_TEXT}" → "Dashboards crawl."' in result.stdout
 
@@ -146,11 +143,31 @@ def test_memories_out_of_order_are_named_against_every_recorded_set(memory):
     assert all(cause in message for cause in SETTING_OR_ORDER)
 
 
-def test_a_threshold_outside_the_recorded_range_is_named_as_a_cause_of_the_miss(memory, monkeypatch):
-    monkeypatch.setattr(memory, "REMEMBER_AT", 0.95)  # above every recorded P(remember): T-101 (0.91) is not saved
-    message = miss(memory.start_from, "T-101", "T-103")
-    assert "Memories carried: recorded for T-103: T-101 · this request: none." in message
-    assert all(cause in message for cause in SETTING_OR_ORDER)
+@pytest.mark.parametrize("threshold, states, decision", [
+    (0.95, [("ticket", 0), ("ticket", 2)], "T-101 was judged at basic_memory.REMEMBER_AT = 0.95 (P(remember) 0.91)"
+                                           " and not saved, where the published run saved it."),
+    (0.1, [("later", "More seats"), ("later", "Slow dashboards")], "T-203 was judged at basic_memory.REMEMBER_AT ="
+                                                                   " 0.1 (P(remember) 0.10) and saved, where the"
+                                                                   " published run did not save it.")])
+def test_a_threshold_outside_the_recorded_range_is_named_with_its_value_the_decision_and_the_range(
+        memory, monkeypatch, threshold, states, decision):
+    monkeypatch.setattr(memory, "REMEMBER_AT", threshold)
+    *first, last = [memory.ticket_state(memory.EARLIER[which]) if kind == "ticket"
+                    else memory.later_state("C-1042", which) for kind, which in states]
+    for state in first:
+        memory.ask_with_memory(state, memory.ROUTE)
+    lines = miss(memory.ask_with_memory, last, memory.ROUTE).splitlines()
+    assert lines[2] == (f"The gate's threshold changed what was saved: {decision} The recorded answers cover a"
+                        " threshold above 0.12 and up to 0.91 only: change or remove that setting, then Kernel →"
+                        " Restart Kernel and Run All Cells.")
+
+
+def test_a_threshold_inside_the_recorded_range_is_not_blamed_for_a_miss(memory, monkeypatch):
+    monkeypatch.setattr(memory, "REMEMBER_AT", 0.8)
+    run_earlier_tickets(memory)
+    memory.STORE.forget_ticket("T-101")  # what changed the memories is a forgetting, not the threshold
+    message = miss(memory.ask, memory.with_memories(memory.later_state("C-1042", "Slow dashboards")), memory.ROUTE)
+    assert all(cause in message for cause in SETTING_OR_ORDER) and "The gate's threshold changed" not in message
 
 
 def test_an_edited_memory_names_the_memory_and_the_field(memory):

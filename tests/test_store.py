@@ -169,26 +169,32 @@ def test_the_ledger_records_what_each_call_sent_and_got(sqlite_memory):
     sqlite_memory.ask_with_memory(sqlite_memory.later_state("C-1042", "Slow dashboards"), sqlite_memory.ROUTE)
     assert sqlite_memory.LEDGER == [
         {"customer": "C-1042", "ticket": "T-101", "questions": ["team"], "memories_sent": [],
-         "answer": {"team": {"choice": "selfhosted_windows", "probability": 0.57}}, "p_remember": 0.91, "saved": True,
-         "input_tokens": 620, "source": "replay"},
+         "answer": {"team": {"choice": "selfhosted_windows", "probability": 0.57}}, "p_remember": 0.91,
+         "remember_at": 0.5, "saved": True, "input_tokens": 620, "source": "replay"},
         {"customer": "C-1042", "ticket": "T-201", "questions": ["team"], "memories_sent": ["T-101"],
          "answer": {"team": {"choice": "selfhosted_windows", "probability": 0.99}}, "p_remember": 0.08,
-         "saved": False, "input_tokens": 797, "source": "replay"},
+         "remember_at": 0.5, "saved": False, "input_tokens": 797, "source": "replay"},
     ]
     assert sqlite_memory.STORE.ledger() == sqlite_memory.LEDGER
 
 
-def test_the_ledger_says_live_for_a_live_call(memory, monkeypatch):
-    live_answer = memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+@pytest.mark.parametrize("live_request", [0, 1])
+def test_the_ledger_says_live_when_either_request_of_the_call_was_live(memory, monkeypatch, live_request):
+    answered = []
 
-    def pretend_live(state, questions):  # stands in for a live call: no new answer is invented, one is reused
-        replay.LIVE_CALLS.append(("live",))
-        return live_answer
+    def pretend_live_for_one(model, state_json, questions_json):  # a recorded answer, counted as live for one request
+        answer = original(model, state_json, questions_json)
+        if len(answered) == live_request:
+            replay.LIVE_CALLS.append((model, state_json, questions_json))
+        answered.append(questions_json)
+        return answer
 
-    monkeypatch.setattr(memory, "ask", pretend_live)
-    monkeypatch.setattr(memory, "remember_probability", lambda _memory: 0.1)
+    original = replay.open_cache(replay.cache_path())(replay._system_one)  # the recorded answers, as call_jev gets them
+    monkeypatch.setattr(replay, "open_cache", lambda path: lambda function: pretend_live_for_one)
     memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert memory.LEDGER[-1]["source"] == "live"
+    assert len(answered) == 2 and memory.LEDGER[-1]["source"] == "live"
+    memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+    assert memory.LEDGER[-1]["source"] == "replay"
 
 
 @pytest.mark.parametrize("budget, kept", [(10_000, ["T-101", "T-105"]), (300, ["T-105"]), (100, [])])

@@ -9,7 +9,8 @@ outputs, cell for cell in the English order, with the Chinese Markdown cells tha
   Chinese edition has (01's glossary) says so and where it stands: {"translation": {"chinese_only": true, "after":
   ENGLISH_ID}}. An English Markdown cell with no translation yet is written in English, with "sha256": null.
 - Labels that the code prints in English are put in Chinese in the Chinese outputs (a folded answer's summary,
-  memory_cookbook/folded.py); the pages pick "Show the code" by the page's language (tools/pages.py).
+  memory_cookbook/folded.py; 05's memory explorer, its fallback text and its saved widget state,
+  memory_cookbook/explorer.py); the pages pick "Show the code" by the page's language (tools/pages.py).
 
     python scripts/sync_chinese.py                                   # ids, then every .zh.ipynb written
     python scripts/sync_chinese.py --check                           # exit 1 and list what is out of date
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from memory_cookbook import folded
+from memory_cookbook import explorer, folded
 from cookbook_tools.paths import NOTEBOOKS
 
 KEY = "translation"
@@ -125,7 +126,29 @@ def translated_outputs(outputs):
             for english, chinese in OUTPUT_LABELS.items():
                 html = html.replace(english, chinese)
             data["text/html"] = html
+        if WIDGET_VIEW in data and "text/plain" in data:  # the memory explorer's text where widgets do not run
+            data["text/plain"] = explorer.in_chinese("".join(data["text/plain"]))
     return outputs
+
+
+WIDGET_VIEW, WIDGET_STATE = "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json"
+
+
+def translated_metadata(metadata):
+    """The notebook's metadata with the memory explorer's saved widget state (what JupyterLab shows before the kernel
+    runs) in the words the explorer uses in a Chinese notebook."""
+    metadata = copy.deepcopy(metadata)
+    for model in metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {}).values():
+        state = model.get("state", {})
+        if model.get("model_name") == "DropdownModel":
+            english = {word: key for key, word in explorer.ENGLISH.items()}
+            if state.get("description") in english:
+                state["description"] = explorer.CHINESE[english[state["description"]]]
+            state["_options_labels"] = [explorer.CHINESE["none"] if label == explorer.ENGLISH["none"] else label
+                                        for label in state.get("_options_labels", [])]
+        elif model.get("model_name") == "HTMLModel" and state.get("value"):
+            state["value"] = explorer.in_chinese(state["value"])
+    return metadata
 
 
 def chinese_twin(english_cell):
@@ -199,6 +222,7 @@ class Edition:
                                 f" (its text began {cell.source[:60]!r})")
         synced = copy.deepcopy(self.english)
         synced.cells = cells
+        synced.metadata = translated_metadata(synced.metadata)
         return synced
 
     def translation_of(self, english_cell, chinese_cell, used):

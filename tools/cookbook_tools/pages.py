@@ -53,8 +53,11 @@ def documents():
 
 MARKDOWN_PLUGINS = ["strikethrough", "table"]
 # A command longer than the column wraps onto the next line instead of running past the right edge.
+# A table wider than a phone's screen scrolls inside its own box, so that the page itself never scrolls sideways.
 PAGE_STYLE = """body { max-width: 72rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.55 system-ui, sans-serif;
-  color: #1f2328; } table { border-collapse: collapse; } td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
+  color: #1f2328; overflow-wrap: break-word; }
+table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
+td, th { border: 1px solid #d0d7de; padding: .3rem .6rem; }
 pre, code { background: #f6f8fa; font-size: 90%; } pre { padding: .8rem; white-space: pre-wrap;
   overflow-wrap: anywhere; }
 a { color: #0969da; } a.anchor-link { display: none; margin-left: .3rem; text-decoration: none; }
@@ -67,7 +70,9 @@ SHOW_CODE = {"en": "Show the code", "zh": "显示代码"}  # a hidden code cell'
 NOTEBOOK_STYLE = DIAGRAM_STYLE + """
 details > summary { margin: .5rem 0; font: 600 14px system-ui, sans-serif; color: #0969da; cursor: pointer; }
 details.hidden-source > summary { margin-left: 70px; }
-.jp-OutputArea-output td:not(:last-child) { white-space: nowrap; }"""  # dates and ids stay whole; the last column wraps
+.jp-OutputArea-output td:not(:last-child) { white-space: nowrap; }
+.jp-RenderedHTMLCommon table, .jp-OutputArea-output table { display: block; max-width: 100%; overflow-x: auto; }"""
+# (dates and ids stay whole, the last column wraps; a table wider than the screen scrolls in its own box)
 
 
 def notebook_paths():
