@@ -4,8 +4,8 @@ and against the figure recorded last time (docs/budget_figures.json, whose table
 The figures: the README's test command (its pytest part, the classroom kit's download check included), the offline
 suite, the quick loop and the pages, in seconds of wall time (the CPU time of every process each started is shown
 beside it: this machine's speed drifts); each notebook's prose as minutes read aloud, against the teacher's guide's
-slot for it (docs/teaching.md gives each slot's reading minutes and the rate), and the word budgets issues 25 and 30 set;
-each notebook's run in a fresh kernel against a bare kernel's; the store's benchmark ratios
+slot for it (docs/teaching.md gives each slot's reading minutes and the rate), and the word budgets issues 25 and
+30 set; each notebook's run in a fresh kernel against a bare kernel's; the store's benchmark ratios
 (scripts/bench_store.py --json). A benchmark, not a timed test: CI does not run it.
 """
 
