@@ -61,6 +61,7 @@ print(run.cpu, run.left_running)
 """
 
 
+@pytest.mark.slow  # three Python processes, one of them importing the tools: about a second
 def test_the_cpu_time_counts_the_orphans_a_command_leaves(tmp_path):
     (tmp_path / "burn.py").write_text(BURN)
     (tmp_path / "leave_an_orphan.py").write_text(LEAVE_AN_ORPHAN)
