@@ -179,12 +179,16 @@ def quiet_environment():
 def timed(command, cwd):
     """Run a shell command: its wall time, the CPU time of it and everything it started, its exit status and output."""
     reap_orphans()
-    cpu_before, started = children_cpu(), time.monotonic()
-    process = subprocess.run(command, shell=True, cwd=cwd, env=quiet_environment(), capture_output=True, text=True)
-    wall = time.monotonic() - started
-    left = reap_orphans(wait=ORPHANS_WAIT)  # their CPU time is the command's
-    return Run(wall, children_cpu() - cpu_before, process.returncode, process.stdout + process.stderr,
-               process.stdout, left)
+    # Output into files, not pipes: a pipe would keep the command "running" until every process it left (a kernel
+    # shutting down) closed its copy, and a terminal's user has their prompt back when the command itself exits.
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        cpu_before, started = children_cpu(), time.monotonic()
+        process = subprocess.run(command, shell=True, cwd=cwd, env=quiet_environment(), stdout=stdout, stderr=stderr,
+                                 text=True)
+        wall = time.monotonic() - started
+        left = reap_orphans(wait=ORPHANS_WAIT)  # their CPU time is the command's
+        out, err = (file.seek(0) or file.read() for file in (stdout, stderr))
+    return Run(wall, children_cpu() - cpu_before, process.returncode, out + err, out, left)
 
 
 def readme_command(root):
