@@ -1,9 +1,12 @@
 """The one reader of each file a reader of the cookbook can damage by hand: the ticket data, the recorded requests and
 (through cache_file) the cache. Whatever is wrong with one (missing, empty, cut short, not JSON, another shape, a field
 missing) is one DamagedFile error that names the file, says what is wrong (a line and column, or the field) and how to
-get the committed file back. Hand-written, tested in tests/test_damaged_files.py."""
+get the committed file back. A memory store file SQLite cannot open (07's SqliteStore) is a DamagedFile too, saying to
+delete it or choose another. Hand-written, tested in tests/test_damaged_files.py."""
 
 import json
+import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
 
 from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
@@ -11,6 +14,17 @@ from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
 
 class DamagedFile(RuntimeError):
     """A file the cookbook reads cannot be used as it is; the message names it, what is wrong, and the fix."""
+
+
+@contextmanager
+def opening_memory_store(path):
+    """Inside it, SQLite's DatabaseError (the file at `path` is not a database, or a damaged one) is a DamagedFile that
+    names the file and what to do."""
+    try:
+        yield
+    except sqlite3.DatabaseError as error:
+        raise DamagedFile(f"{path} is not a memory store SQLite can open ({error}): delete it (its memories are lost)"
+                          " or choose another file; the store then starts a new, empty one.") from None
 
 
 def restore_hint(path):

@@ -1,6 +1,8 @@
 """What went wrong with the memory database, as one of four errors that say it: the server cannot be reached
 (DatabaseUnavailable), it refused the connection (DatabaseRefused), a query failed (QueryFailed), or the store's tables
-are not there yet (MemoryTablesMissing). Each names the database with its password masked, gives the SQLSTATE where
+are not there yet (MemoryTablesMissing). The kind follows psycopg's exception class and PostgreSQL's SQLSTATE: only a
+connection that failed or was lost is "cannot reach"; a statement psycopg would not send (a wrong placeholder, a value
+it cannot encode) is a failed query. Each names the database with its password masked, gives the SQLSTATE where
 PostgreSQL sent one, and keeps psycopg's error as its cause. Also the checks that refuse, before anything is written,
 a value PostgreSQL cannot store."""
 
@@ -20,13 +22,19 @@ KEY_VALUE_PASSWORD = re.compile(r"(?P<keep>\bpassword\s*=\s*)(?P<password>'(?:[^
 
 CONNECTION_LOST = ("08", "57P01", "57P02", "57P03")  # connection exceptions; the server shutting down or starting
 REFUSED = ("28", "3D000")  # authorization (wrong password, no such role), no such database
+TOO_MANY_CONNECTIONS = "53300"
 WHAT_TO_DO = {
-    "57014": "the statement ran past statement_timeout or was canceled",
+    "57014": "the statement ran past statement_timeout (PostgresStore's statement_timeout), or was canceled",
     "40P01": "two transactions waited for each other (a deadlock) and PostgreSQL ended this one: try again",
-    "55P03": "a lock was not granted within lock_timeout: try again",
+    "55P03": "a lock was not granted within lock_timeout (PostgresStore's lock_timeout): another session holds it;"
+             " try again",
+    "25P03": "the transaction sat idle past idle_in_transaction_session_timeout and the server closed its connection:"
+             " keep a transaction's block short (the next call reconnects)",
     "40001": "a concurrent transaction changed the same rows: try again",
     "42501": "the URL's role lacks a right on the store: docs/own_postgres_server.md lists the GRANTs it needs",
 }
+ROW_SECURITY_REFUSED = ("row-level security refused the row: its customer_id is not the customer this transaction"
+                        " named (the setting memory_cookbook.customer); the role has the right, the policy said no")
 
 
 def masked(conninfo):
@@ -92,6 +100,12 @@ def translated(error, conninfo):
             f"No connection to the memory database at {database} within the pool's timeout: the server cannot be"
             f" reached, or this process holds every connection of its pool at once. psycopg_pool said: {said}",
             database)
+    if state == TOO_MANY_CONNECTIONS or (state is None and ("too many connections" in said
+                                                            or "too many clients" in said)):  # libpq: no code
+        return DatabaseRefused(
+            f"The memory database at {database} refused a new connection{code}: too many connections, for the server"
+            " (max_connections) or for this role (its CONNECTION LIMIT). Use fewer app servers or smaller pools"
+            f" (PostgresStore's max_connections), or raise the limit. PostgreSQL said: {said}", database, state)
     if state and state.startswith(REFUSED):
         return DatabaseRefused(
             f"The memory database at {database} refused the connection{code}: check the user, the password and the"
@@ -100,12 +114,18 @@ def translated(error, conninfo):
         return DatabaseRefused(
             f"The memory database at {database} refused the connection: check the user and the password in the"
             f" URL. psycopg said: {said}", database)
-    if state is None or state.startswith(CONNECTION_LOST):
+    if (state is None and isinstance(error, psycopg.OperationalError)) or (state or "").startswith(CONNECTION_LOST):
         return DatabaseUnavailable(
             f"Cannot reach the memory database at {database}{code}. Check that its server is running and reachable"
             f" (the URL comes from {DATABASE_URL_VARIABLE} when that is set; without it, the notebook starts a server"
             f" of its own, which stops with the kernel). psycopg said: {said}", database, state)
+    if state is None:  # psycopg did not send it: the mistake is in the statement or its values, not the server
+        return QueryFailed(f"A query on the memory database at {database} was not sent: psycopg refused it"
+                           f" ({type(error).__name__}), a mistake in the statement or its parameters. psycopg said:"
+                           f" {said}", database)
     hint = WHAT_TO_DO.get(state, "the statement and PostgreSQL's message say which")
+    if state == "42501" and "row-level security" in said:
+        hint = ROW_SECURITY_REFUSED
     return QueryFailed(f"A query on the memory database at {database} failed{code}: {hint}. PostgreSQL said: {said}",
                        database, state)
 
@@ -137,6 +157,11 @@ def checked_text(field, value, max_length=None, optional=False):
         raise ValueError(f"{field} must be a non-empty string; got {value!r}")
     if "\x00" in value:
         raise ValueError(f"{field} holds a NUL character (\\x00), which PostgreSQL text cannot store: {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:  # a lone surrogate, such as "\ud800": no UTF-8 text holds it
+        raise ValueError(f"{field} holds {value[error.start]!r} at character {error.start}, which is not a"
+                         f" character UTF-8 (and PostgreSQL text) can store: {value!r}") from None
     if max_length is not None and len(value) > max_length:
         raise ValueError(f"{field} is {len(value):,} characters long; the store takes at most {max_length}")
     return value
@@ -145,3 +170,11 @@ def checked_text(field, value, max_length=None, optional=False):
 def checked_id(field, value, optional=False):
     """A customer or ticket id the store can keep: see checked_text, with ID_MAX_LENGTH."""
     return checked_text(field, value, ID_MAX_LENGTH, optional)
+
+
+def checked_probability(field, value):
+    """`value`, if it is a probability: a real number from 0 to 1 (NaN is not). Otherwise a ValueError naming the
+    field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"{field} must be a number from 0 to 1; got {value!r}")
+    return value

@@ -6,7 +6,7 @@ from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 # %% ../notebooks/07_memories_that_last.ipynb ledger-code
 LEDGER = []  # one entry per wrapper call, in order
-ANSWER_SOURCES = []  # "live" or "replay" for each answer of the session, in order (memory_cookbook/replay.py adds them)
+ANSWER_SOURCES = []  # "live" or "replay" for each answer of the session, in order, added as each answer comes
 
 
 def answer_summary(answer):

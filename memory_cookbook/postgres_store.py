@@ -4,11 +4,13 @@ import json
 import psycopg
 from contextlib import contextmanager
 from memory_cookbook.database_errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
+                                             checked_probability,
                                              checked_text,
                                              database_errors,
                                              missing_tables)
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.ledger import forget_entries
+from memory_cookbook.pooled_connections import live_connection, session_options
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
@@ -41,11 +43,49 @@ CREATE TABLE IF NOT EXISTS {schema}.to_erase (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     relation REGCLASS NOT NULL
 );
+CREATE OR REPLACE FUNCTION {schema}.note_for_erasure(partitions OID[]) RETURNS void
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN  -- runs with the owner's rights: the one way for the app role to reach to_erase
+    IF EXISTS (SELECT FROM unnest(partitions) AS noted (oid) WHERE noted.oid NOT IN (
+            SELECT i.inhrelid FROM pg_inherits i JOIN pg_class t ON t.oid = i.inhparent
+            JOIN pg_namespace n ON n.oid = t.relnamespace
+            WHERE n.nspname = {schema_name} AND t.relname IN ('memories', 'ledger'))) THEN
+        RAISE EXCEPTION 'only partitions of the store''s memories and ledger can be noted for erasure: %',
+            partitions::regclass[] USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO {schema}.to_erase (relation) SELECT DISTINCT unnest(partitions);
+END $$;
+-- Each names the customer for its statement's transaction (the policy reads it), then runs the statement: one call.
+-- recall_memories is planned for its customer each time: a generic plan would lock every partition before pruning.
+CREATE OR REPLACE FUNCTION {schema}.recall_memories(customer TEXT) RETURNS TABLE (request TEXT, jev_answered TEXT)
+LANGUAGE sql SET plan_cache_mode = force_custom_plan AS $$
+SELECT set_config({setting}, customer, true);
+SELECT request::text, jev_answered::text FROM {schema}.memories WHERE customer_id = customer ORDER BY id;
+$$;
+CREATE OR REPLACE FUNCTION {schema}.save_memory(customer TEXT, ticket TEXT, request JSON, answered JSON,
+                                                probability DOUBLE PRECISION, model TEXT) RETURNS void
+LANGUAGE sql AS $$
+SELECT set_config({setting}, customer, true);
+INSERT INTO {schema}.memories (customer_id, ticket_id, request, jev_answered, p_remember, model)
+VALUES (customer, ticket, request, answered, probability, model);
+$$;
+CREATE OR REPLACE FUNCTION {schema}.log_entry(customer TEXT, entry JSON) RETURNS void
+LANGUAGE sql AS $$
+SELECT set_config({setting}, customer, true);
+INSERT INTO {schema}.ledger (customer_id, entry) VALUES (customer, entry);
+$$;
+REVOKE ALL ON FUNCTION {schema}.note_for_erasure(OID[]), {schema}.recall_memories(TEXT),
+    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON) FROM PUBLIC;
 """
-POLICY = """
+TABLE_RULES = """
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS one_customer ON {table};
 CREATE POLICY one_customer ON {table} USING (customer_id = current_setting({setting}, true));
+DO $$ BEGIN  -- an empty id would match a connection whose setting went back to '' after a transaction named one
+    IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = {table_name}::regclass AND conname = 'customer_named')
+    THEN ALTER TABLE {table} ADD CONSTRAINT customer_named CHECK (customer_id <> '');
+    END IF;
+END $$;
 """
 PARTITION = """
 CREATE TABLE IF NOT EXISTS {partition} PARTITION OF {table} FOR VALUES WITH (MODULUS {modulus}, REMAINDER {remainder});
@@ -54,14 +94,17 @@ ALTER TABLE {partition} ENABLE ROW LEVEL SECURITY;
 
 
 def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
-    """Create the schema, the tables, their partitions and their policies, if they are not there: once, as a role
-    that may create them (it owns them). Processes doing it at once take turns (an advisory lock)."""
+    """Create the schema, the tables, their partitions, their policies and checks, and the store's functions, if
+    they are not there: once, as a role that may create them (it owns them). Processes doing it at once take turns
+    (an advisory lock). It removes and rewrites nothing."""
     with database_errors(url), psycopg.connect(url) as db, db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(2026)")
-        db.execute(sql.SQL(TABLES).format(schema=sql.Identifier(schema)))
+        db.execute(sql.SQL(TABLES).format(schema=sql.Identifier(schema), schema_name=sql.Literal(schema),
+                                          setting=sql.Literal(CUSTOMER_SETTING)))
         for name in ("memories", "ledger"):
             table = sql.Identifier(schema, name)
-            db.execute(sql.SQL(POLICY).format(table=table, setting=sql.Literal(CUSTOMER_SETTING)))
+            db.execute(sql.SQL(TABLE_RULES).format(table=table, table_name=sql.Literal(table.as_string(db)),
+                                                   setting=sql.Literal(CUSTOMER_SETTING)))
             for remainder in range(partitions):  # a partition alone, queried by name, shows no row to other roles
                 db.execute(sql.SQL(PARTITION).format(
                     partition=sql.Identifier(schema, f"{name}_{remainder:02}"), table=table,
@@ -72,41 +115,56 @@ def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
 GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
 GRANT SELECT, INSERT, DELETE ON {schema}.memories, {schema}.ledger TO {role};
-GRANT INSERT ON {schema}.to_erase TO {role};
+REVOKE ALL ON {schema}.to_erase FROM {role};
+GRANT EXECUTE ON FUNCTION {schema}.note_for_erasure(OID[]), {schema}.recall_memories(TEXT),
+    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON) TO {role};
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};
 """
 
 
 def grant_row_rights(url, role, schema="memory_cookbook"):
     """Let `role` save, recall, log and forget, and nothing more: no right to change a table, to read the tables'
-    partitions by name, or to see a row of a customer its transaction has not named."""
+    partitions by name, to see a row of a customer its transaction has not named, or to write to_erase, which it
+    reaches only through note_for_erasure."""
     with database_errors(url), psycopg.connect(url) as db:
         db.execute(sql.SQL(GRANTS).format(schema=sql.Identifier(schema), role=sql.Identifier(role)))
 
 
 # %% ../notebooks/09_many_app_servers.ipynb c016f4f1
+NAME_CUSTOMER = "SELECT set_config(%s, %s, true)"  # for this transaction only
+FUNCTIONS = {"recall_memories": 1, "save_memory": 6, "log_entry": 2, "note_for_erasure": 1}  # how many arguments
+STORE_OBJECTS = """
+SELECT (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
+        AND c.relname IN ('memories', 'ledger', 'to_erase'))
+     + (SELECT count(DISTINCT p.proname) FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = ANY (%s))
+FROM pg_namespace n WHERE n.nspname = %s
+"""
+
+
 class PostgresStore:
     """Memories and the ledger in PostgreSQL, shared by every process, on any machine, that has the URL. Opening
     needs only the rights grant_row_rights gives; create_memory_tables must have made the tables. Each call for a
     customer is one transaction that first names the customer, and row-level security shows it that customer's rows
-    only (a role that owns the tables sees every row, as the notebook's owner does)."""
+    only (a role that owns the tables sees every row, as the notebook's owner does). No statement runs, waits for a
+    lock, or leaves its transaction idle longer than the limits (seconds; `options` in the URL may set them too)."""
 
-    def __init__(self, url, schema="memory_cookbook", timeout=5, max_connections=4):
+    def __init__(self, url, schema="memory_cookbook", timeout=5, max_connections=4, statement_timeout=30,
+                 lock_timeout=5, idle_in_transaction_timeout=60):
         self.url, self.schema = url, schema
-        self.memories, self.ledger_table, self.to_erase = (sql.Identifier(schema, name) for name in
-                                                           ("memories", "ledger", "to_erase"))
+        self.memories, self.ledger_table, self.to_erase, self.note_for_erasure = (
+            sql.Identifier(schema, name) for name in ("memories", "ledger", "to_erase", "note_for_erasure"))
         with database_errors(url), psycopg.connect(url, connect_timeout=timeout) as db:  # psycopg's reason, if not
-            found = db.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                               " WHERE n.nspname = %s AND c.relname IN ('memories', 'ledger', 'to_erase')",
-                               (schema,)).fetchone()[0]
-            if found < 3:
+            if (db.execute(STORE_OBJECTS, (list(FUNCTIONS), schema)).fetchone() or [0])[0] < 3 + len(FUNCTIONS):
                 raise missing_tables(url, schema)
+            self.calls = {function: sql.SQL("SELECT * FROM {}({})").format(  # composed once: call() is the hot path
+                sql.Identifier(schema, function), sql.SQL(", ").join([sql.Placeholder()] * arguments)).as_string(db)
+                for function, arguments in FUNCTIONS.items()}
             self.row_security = db.execute("SELECT row_security_active(%s)",
                                            (self.memories.as_string(db),)).fetchone()[0]
-        # prepare_threshold=None: never a generic plan, which would lock every partition before pruning; each
-        # statement is planned with its customer, and locks only that customer's partition.
-        self.pool = ConnectionPool(url, min_size=1, max_size=max_connections, timeout=timeout, open=True,
-                                   kwargs={"autocommit": True, "prepare_threshold": None})
+        self.pool = ConnectionPool(url, min_size=1, max_size=max_connections, timeout=timeout, open=True, kwargs={
+            "autocommit": True, "options": session_options(
+                url, statement_timeout=statement_timeout, lock_timeout=lock_timeout,
+                idle_in_transaction_session_timeout=idle_in_transaction_timeout)})
 
     def __enter__(self):
         return self
@@ -116,10 +174,11 @@ class PostgresStore:
 
     @contextmanager
     def connection(self):
-        """A connection from the pool, back to the pool at the end of the block; psycopg's errors raised as the
-        DatabaseError that says what happened. Each statement is a transaction of its own (autocommit)."""
+        """A connection from the pool that the server has not closed meanwhile, back to the pool at the end of the
+        block; psycopg's errors raised as the DatabaseError that says what happened. Each statement is a
+        transaction of its own (autocommit)."""
         try:
-            with database_errors(self.url), self.pool.connection() as db:
+            with database_errors(self.url), live_connection(self.pool) as db:
                 yield db
         except DatabaseUnavailable:
             self.pool.check()  # drop broken connections: a server back up is used again at the next call
@@ -135,49 +194,53 @@ class PostgresStore:
         role owns the tables): committed at the end of the block, rolled back on any error."""
         with self.connection() as db, db.transaction():
             if customer is not None:
-                db.execute("SELECT set_config(%s, %s, true)", (CUSTOMER_SETTING, customer))
+                db.execute(NAME_CUSTOMER, (CUSTOMER_SETTING, customer))
             yield db
 
     def transaction(self):
         """A connection in one transaction, with no customer named."""
         return self.as_customer(None)
 
+    def call(self, function, *args):
+        """One of the store's functions, which names the customer and runs its statement: a single statement, so
+        one transaction and one round trip, prepared once per connection. Its rows."""
+        with self.connection() as db:
+            return db.execute(self.calls[function], args, prepare=True).fetchall()
+
     def execute(self, query, *params):
         """One statement (a string or psycopg.sql), a transaction of its own, with no customer named: its rows, or
-        how many rows it changed."""
+        how many rows it changed. Without params, a % in the query is a %."""
         with self.connection() as db:
-            cursor = db.execute(query, params)
+            cursor = db.execute(query, params or None, prepare=False)
             return cursor.fetchall() if cursor.description else cursor.rowcount
 
     def recall(self, customer):
-        with self.as_customer(checked_id("customer", customer)) as db:
-            rows = db.execute(sql.SQL("SELECT request::text, jev_answered::text FROM {} WHERE customer_id = %s"
-                                      " ORDER BY id").format(self.memories), (customer,)).fetchall()
+        rows = self.call("recall_memories", checked_id("customer", customer))
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer, memory, p_remember, model):
-        row = (checked_id("customer", customer), checked_id("ticket id", ticket_id(memory), optional=True),
-               json.dumps(memory["request"]), json.dumps(memory["jev_answered"]), p_remember,
-               checked_text("model", model))
-        with self.as_customer(customer) as db:
-            db.execute(sql.SQL("INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model)"
-                               " VALUES (%s, %s, %s, %s, %s, %s)").format(self.memories), row)
+        self.call("save_memory", checked_id("customer", customer),
+                  checked_id("ticket id", ticket_id(memory), optional=True), json.dumps(memory["request"]),
+                  json.dumps(memory["jev_answered"]), checked_probability("p_remember", p_remember),
+                  checked_text("model", model))
 
     def deleted(self, db, table, condition, *params):
-        """Delete rows; note the partitions that still hold their bytes, for erase_forgotten. How many rows."""
-        partitions = [oid for (oid,) in db.execute(sql.SQL("DELETE FROM {} WHERE {} RETURNING tableoid").format(
-            table, sql.SQL(condition)), params)]
-        if partitions:
-            db.execute(sql.SQL("INSERT INTO {} (relation) SELECT DISTINCT unnest(%s::oid[])").format(self.to_erase),
-                       (partitions,))
-        return len(partitions)
+        """Delete rows and note the partitions that still hold their bytes, for erase_forgotten, in one statement:
+        how many rows. Never prepared, so always planned for its customer (a generic plan would lock every
+        partition)."""
+        return db.execute(sql.SQL("WITH gone AS (DELETE FROM {} WHERE {} RETURNING tableoid)"
+                                  " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
+            table, sql.SQL(condition), self.note_for_erasure), params, prepare=False).fetchone()[0]
 
     def forget_ticket(self, ticket, customer=None):
         """Delete the memory saved from `ticket`. A role under row-level security must name its customer."""
         if customer is None and self.row_security:
             raise ValueError("forget_ticket needs the customer: this role sees a customer's rows only once named")
-        with self.as_customer(checked_id("customer", customer, optional=True)) as db:
-            return self.deleted(db, self.memories, "ticket_id = %s", checked_id("ticket id", ticket))
+        ticket, customer = checked_id("ticket id", ticket), checked_id("customer", customer, optional=True)
+        with self.as_customer(customer) as db:
+            if customer is None:
+                return self.deleted(db, self.memories, "ticket_id = %s", ticket)
+            return self.deleted(db, self.memories, "customer_id = %s AND ticket_id = %s", customer, ticket)
 
     def forget_customer(self, customer):
         """Delete the customer's memories and ledger entries in one transaction, so that no query sees one without
@@ -190,10 +253,7 @@ class PostgresStore:
         return forgotten
 
     def log(self, entry):
-        customer = checked_id("customer", entry["customer"])
-        with self.as_customer(customer) as db:
-            db.execute(sql.SQL("INSERT INTO {} (customer_id, entry) VALUES (%s, %s)").format(self.ledger_table),
-                       (customer, json.dumps(entry)))
+        self.call("log_entry", checked_id("customer", entry["customer"]), json.dumps(entry))
 
     def ledger(self):
         """Every ledger entry, in the order logged: the owner's view (a role under row-level security sees none)."""
@@ -210,14 +270,29 @@ class PostgresStore:
 
 
 # %% ../notebooks/09_many_app_servers.ipynb cell-14c
-def erase_forgotten(url, schema="memory_cookbook"):
-    """Rewrite each partition that holds forgotten rows (VACUUM FULL), one at a time, so that their bytes leave the
-    table files: run by the tables' owner, say nightly. The partitions rewritten, by name."""
-    to_erase = sql.Identifier(schema, "to_erase")
-    with database_errors(url), psycopg.connect(url, autocommit=True) as db:
-        noted = db.execute(sql.SQL("SELECT c.oid, c.relname, max(e.id) FROM {} e JOIN pg_class c ON c.oid = e.relation"
-                                   " GROUP BY c.oid, c.relname ORDER BY c.relname").format(to_erase)).fetchall()
-        for oid, name, last in noted:
-            db.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(schema, name)))
+def erase_forgotten(url, schema="memory_cookbook", lock_timeout=2):
+    """Rewrite each partition of the store's tables in `schema` that forgetting noted (VACUUM FULL), one at a time,
+    so that their bytes leave the table files: run by the tables' owner, say nightly. A rewrite not granted its lock
+    within `lock_timeout` seconds gives up, and its notes stay for the next run; a note that names anything but a
+    partition of these tables is skipped, and stays. {"rewritten": [...], "waited": [...], "skipped": [...]}."""
+    to_erase, done = sql.Identifier(schema, "to_erase"), {"rewritten": [], "waited": [], "skipped": []}
+    with database_errors(url), psycopg.connect(url, autocommit=True,
+                                               options=session_options(url, lock_timeout=lock_timeout)) as db:
+        noted = db.execute(sql.SQL(
+            "SELECT e.relation::oid, e.relation::text, max(e.id), max(p.relname) FROM {} e"
+            " LEFT JOIN (pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid AND p.relkind = 'r'"
+            "  JOIN pg_class t ON t.oid = i.inhparent AND t.relname IN ('memories', 'ledger')"
+            "  JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = %s) ON i.inhrelid = e.relation"
+            " GROUP BY 1, 2 ORDER BY 2").format(to_erase), (schema,)).fetchall()
+        for oid, noted_as, last, partition in noted:
+            if partition is None:  # not the store's: never rewritten here
+                done["skipped"].append(noted_as)
+                continue
+            try:
+                db.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(schema, partition)))
+            except psycopg.errors.LockNotAvailable:
+                done["waited"].append(partition)
+                continue
             db.execute(sql.SQL("DELETE FROM {} WHERE relation = %s::oid AND id <= %s").format(to_erase), (oid, last))
-    return [name for _, name, _ in noted]
+            done["rewritten"].append(partition)
+    return done

@@ -5,7 +5,7 @@ import math
 import sqlite3
 from contextlib import closing
 from datetime import datetime, timezone
-from memory_cookbook.checked_files import DamagedFile
+from memory_cookbook.checked_files import opening_memory_store
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.ledger import forget_entries
 from pathlib import Path
@@ -36,12 +36,8 @@ class SqliteStore:
 
     def __init__(self, path):
         self.path = Path(path)
-        try:
-            with closing(self.connect()) as db:
-                db.executescript(STORE_SCHEMA)
-        except sqlite3.DatabaseError as error:  # not a database, or a damaged one: say which file and what to do
-            raise DamagedFile(f"{self.path} is not a memory store SQLite can open ({error}): delete it (its memories"
-                              " are lost) or choose another file; the store then starts a new, empty one.") from None
+        with opening_memory_store(self.path), closing(self.connect()) as db:
+            db.executescript(STORE_SCHEMA)
 
     def connect(self):
         """A connection that overwrites deleted rows with zeros (secure_delete): what is forgotten leaves the file."""

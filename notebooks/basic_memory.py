@@ -1,6 +1,5 @@
 """Generated from the notebooks' `#| export` cells by scripts/export_module.py: do not edit."""
 
-import json
 from collections import defaultdict
 from memory_cookbook.checked_files import read_tickets
 from memory_cookbook.dict_store import DictStore
@@ -8,6 +7,7 @@ from memory_cookbook.jev_request import request_text, ticket_id
 from memory_cookbook.ledger import LEDGER, log_call
 from memory_cookbook.locations import TICKETS_FILE
 from memory_cookbook.replay import call_jev
+from memory_cookbook.wrapper_checks import check_earlier_ticket_ids, checked_threshold, customer_id
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 
 
@@ -134,16 +134,14 @@ def remember_probability(memory):
     return ask(memory, GATE).nouls["remember"].noul
 
 
-def remember_threshold():
-    """REMEMBER_AT, or a ValueError unless it is a probability (a number from 0 to 1)."""
-    if isinstance(REMEMBER_AT, bool) or not isinstance(REMEMBER_AT, (int, float)) or not 0 <= REMEMBER_AT <= 1:
-        raise ValueError(f"REMEMBER_AT is a probability between 0 and 1; got {REMEMBER_AT!r}")
-    return REMEMBER_AT
-
-
 def remembers(probability):
     """The gate's rule: remember at P(remember) >= REMEMBER_AT."""
-    return probability >= remember_threshold()
+    return probability >= REMEMBER_AT
+
+
+def remember_threshold():
+    """REMEMBER_AT as set now, or a ValueError if it is not a probability (a number from 0 to 1)."""
+    return checked_threshold(REMEMBER_AT)
 
 
 def verdict(probability):
@@ -162,19 +160,8 @@ def memory_ids(customer):
     return [ticket_id(memory) for memory in STORE.recall(customer)]
 
 
-def customer_id(state):
-    """state["customer"]["id"], or a ValueError that says the wrapper needs it."""
-    customer = state.get("customer") if isinstance(state, dict) else None
-    if not isinstance(customer, dict) or not isinstance(customer.get("id"), str):
-        raise ValueError("ask_with_memory needs a JSON object state with customer.id (a string), to know whose"
-                         f" memories to add; got {type(state).__name__} {json.dumps(state)[:80]}")
-    return customer["id"]
-
-
 def with_memories(state):
-    """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none. Its
-    checks come before anything is sent: a state without customer.id, or a threshold that is no probability."""
-    remember_threshold()
+    """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none."""
     memories = STORE.recall(customer_id(state))
     return {**state, MEMORY_KEY: memories} if memories else state
 
@@ -182,26 +169,22 @@ def with_memories(state):
 # %% 04_wrapper.ipynb 82d1aa00
 def ask_with_memory(state, questions):
     """ask(), with this customer's memories in the state; then the gate decides whether to remember the ticket."""
+    threshold = remember_threshold()  # REMEMBER_AT as set now, checked before anything is sent
     sent = with_memories(state)
     response = ask(sent, questions)  # step 1: the question, about the state with memories
     memory = as_memory(state, questions, response)  # the ticket as it came, and Jev's answer
     p_remember = remember_probability(memory)  # step 2: the gate
     saved = remembers(p_remember)
     if saved:
-        STORE.save(customer_id(state), memory, p_remember=p_remember, model=response.model)
-    log_call(STORE, sent, response, p_remember, saved, remember_threshold())
+        STORE.save(customer_id(state), memory, p_remember, response.model)
+    log_call(STORE, sent, response, p_remember, saved, threshold)
     return response
 
 
 # %% 04_wrapper.ipynb b038300e
 def start_from(*earlier_ticket_ids):
-    """Forget the memories of every customer in CUSTOMERS (and, in a store that keeps a ledger, their entries), empty
-    LEDGER, then send these earlier tickets through the wrapper, in order. A customer the data does not name keeps
-    what a store holds for them. An id that is not an earlier ticket's stops it before anything is forgotten."""
-    unknown = sorted(set(earlier_ticket_ids) - {ticket["id"] for ticket in EARLIER})
-    if unknown:
-        raise ValueError(f"start_from: {', '.join(unknown)} is not an earlier ticket; they are"
-                         f" {', '.join(ticket['id'] for ticket in EARLIER)}")
+    """Forget both customers' memories, empty the ledger, then send these earlier tickets through the wrapper."""
+    check_earlier_ticket_ids(earlier_ticket_ids, EARLIER)  # an unknown id stops it before anything is forgotten
     for customer in CUSTOMERS:
         STORE.forget_customer(customer)
     LEDGER.clear()

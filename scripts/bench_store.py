@@ -1,18 +1,27 @@
-"""Benchmark: the dict, SQLite and PostgreSQL stores on this machine, in one run; prints a Markdown table.
+"""Benchmark: notebook 09's PostgreSQL store against the plain SQL it runs, side by side, at each size; prints the
+pairs and their ratios, and writes them as JSON.
 
-    python scripts/bench_store.py                          # 10,000, 100,000 and 1,000,000 memories; 1, 4, 8 writers
-    python scripts/bench_store.py --sizes 10000 --saves 100   # a quick run
+    python scripts/bench_store.py                                  # 10,000, 100,000 and 1,000,000 memories
+    python scripts/bench_store.py --sizes 10000 --json bench.json  # one size, in well under a minute
 
-Recall: the store holds SIZE memories, PER_CUSTOMER (20) for each of SIZE / 20 customers, every memory shaped and sized
-like a real one (T-101 and its routing answer); p50 and p99 of one `recall(customer)` over random customers.
-Forget: `forget_customer` of FORGETS customers in turn, while another process recalls random other customers as fast
-as it can; the slowest of those recalls that overlapped a forget. For PostgreSQL the same for `erase_forgotten`, which
-rewrites the partitions the forgets noted (a recall of a customer in the partition being rewritten waits for it).
-Saves: 1, 4 and 8 processes each save SAVES memories (one transaction each, as `save` does) for a customer of its own,
-all at once; saves per second = all saves / the time from the first start to the last end. The dict store keeps its
-memories in each process's own memory, so its processes share nothing (and lose everything when they stop).
-PostgreSQL is an embedded server in a temporary folder, or COOKBOOK_DATABASE_URL's (its user must be able to create
-schemas). Not a test: the figures depend on the machine.
+At each size the store's tables hold SIZE memories, PER_CUSTOMER (20) for each of SIZE / 20 customers, every memory
+shaped and sized like a real one (T-101 and its routing answer). Each pair is measured in one run, alternating, so
+that the machine's load weighs on both alike:
+
+- recall: the store's `recall(customer)`, as the app role (row-level security on), against the floor: a prepared
+  `SELECT` of the same rows over one autocommit connection, plus `json.loads` of each; random customers, the order
+  of the pair drawn each time. p50 and p99, and the ratio of the p50s (aim: at most 1.5).
+- save: `save()` against a plain autocommit `INSERT` of the same row (aim: at most 1.5 for the p50s).
+- eight writers: 8 processes each saving and logging SAVES memories (`save` then `log`) against 8 processes each
+  making the same two `INSERT`s; saves a second, over rounds that alternate (aim: the store's at least 0.7 times).
+- forget: `forget_customer` of FORGETS customers while another process recalls other customers as fast as it can,
+  then `erase_forgotten`; the median forget and the slowest overlapping recall of each.
+
+The server: an embedded one in a temporary folder, or COOKBOOK_DATABASE_URL's (its role must be able to create
+schemas; COOKBOOK_APP_DATABASE_URL, if set, is the app role, else the store connects as that role too). The bench
+writes only in schemas bench_store_SIZE that it creates, and refuses one that is there and holds anything it did not
+write. --other-stores adds notebook 04's dict and notebook 07's SQLite file beside it. Not a test: the figures depend
+on the machine.
 """
 
 import argparse
@@ -23,20 +32,35 @@ import platform
 import random
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
 
 import psutil
+import psycopg
 from psycopg import sql
 
 from memory_cookbook import postgres_server, postgres_store, stores
+from memory_cookbook.database_errors import DATABASE_URL_VARIABLE
+from memory_cookbook.lesson_database import APP_DATABASE_URL_VARIABLE
 from memory_cookbook.locations import load_lesson
 
 basic_memory = load_lesson()  # the lesson, by its path: this script does not run in notebooks/
 
-PER_CUSTOMER, FORGETS, MODEL = 20, 5, "bench"
+PER_CUSTOMER, FORGETS, MODEL, WRITERS = 20, 5, "bench", 8
+AIMS = {"recall_p50_ratio": 1.5, "save_p50_ratio": 1.5, "eight_writers_ratio": 0.7}
+BENCH_MARK = "made by scripts/bench_store.py"  # the comment of the schemas it makes, and may drop
+APP_ROLE = "bench_app"  # made on the bench's own server only
+RECALL_FLOOR = "SELECT request::text, jev_answered::text FROM {} WHERE customer_id = %s ORDER BY id"
+SAVE_FLOOR = ("INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model)"
+              " VALUES (%s, %s, %s, %s, %s, %s)")
+LOG_FLOOR = "INSERT INTO {} (customer_id, entry) VALUES (%s, %s)"
+
+
+class ForeignSchema(SystemExit):
+    """A schema the bench would write in holds what the bench did not write."""
 
 
 def memory_for(customer, number):
@@ -47,88 +71,181 @@ def memory_for(customer, number):
     return {"request": state, "jev_answered": {team.instructions: team.criteria["selfhosted_windows"]}}
 
 
+def entry_for(customer, number):
+    return {"customer": customer, "ticket": f"T-{number}", "source": MODEL}
+
+
 def customer_of(number, size):
     return f"C-{number % (size // PER_CUSTOMER)}"
 
 
-def rows(size):
-    for number in range(size):
-        customer = customer_of(number, size)
-        memory = memory_for(customer, number)
-        yield customer, f"T-{number}", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]), 0.9, MODEL
+def claimed_schema(url, size):
+    """bench_store_SIZE, new and empty: one the bench made before (its comment says so) and that holds only rows it
+    wrote is dropped first; any other schema of that name is refused."""
+    schema = f"bench_store_{size}"
+    with psycopg.connect(url, autocommit=True) as db:
+        found = db.execute("SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = %s",
+                           (schema,)).fetchone()
+        if found:
+            names = [name for (name,) in db.execute("SELECT relname FROM pg_class WHERE relnamespace ="
+                                                    " %s::regnamespace AND relkind IN ('r', 'p')", (schema,))]
+            foreign = found[0] != BENCH_MARK or any(
+                name not in {"memories", "ledger", "to_erase"} and not name.startswith(("memories_", "ledger_"))
+                for name in names) or db.execute(sql.SQL(
+                    "SELECT EXISTS (SELECT FROM {} WHERE model <> %s) OR EXISTS (SELECT FROM {}"
+                    " WHERE entry->>'source' IS DISTINCT FROM %s)").format(
+                    sql.Identifier(schema, "memories"), sql.Identifier(schema, "ledger")), (MODEL, MODEL)).fetchone()[0]
+            if foreign:
+                raise ForeignSchema(
+                    f"schema {schema} is already in the database and holds what this benchmark did not write: it"
+                    " writes only in schemas it makes. Drop that schema yourself if it is yours to drop, or run the"
+                    " benchmark on another database (or its own server: leave COOKBOOK_DATABASE_URL unset).")
+            db.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+        db.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        db.execute(sql.SQL("COMMENT ON SCHEMA {} IS {}").format(sql.Identifier(schema), sql.Literal(BENCH_MARK)))
+    return schema
 
 
-def filled_dict(size):
-    store = basic_memory.DictStore()
-    shared = memory_for("C-0", 0)  # one object for all: a dict's recall cost does not depend on the memory's size
-    for number in range(size):
-        store.memories[customer_of(number, size)].append(shared)
-    return store
-
-
-def filled_sqlite(folder, size):
-    path = Path(folder) / f"recall-{size}.sqlite"
-    stores.SqliteStore(path)  # its tables
-    with closing(sqlite3.connect(path)) as db, db:
-        db.executemany(stores.INSERT_MEMORY, ((*row, "2026-12-01T00:00:00+00:00") for row in rows(size)))
-    return path
-
-
-def filled_postgres(url, size):
-    """The schema bench_SIZE, its memories made by the server itself from one real memory's text."""
-    schema = f"bench_{size}"
+def filled(url, size, app_role):
+    """The store's tables in a schema of the bench's own, its memories made by the server itself from one real
+    memory's text; `app_role` given the row rights."""
+    schema = claimed_schema(url, size)
     postgres_store.create_memory_tables(url, schema)
+    if app_role:
+        postgres_store.grant_row_rights(url, app_role, schema)
     template = memory_for("C-TEMPLATE", "TEMPLATE")
-    with postgres_store.PostgresStore(url, schema=schema) as store, store.transaction() as db:
-        db.execute(sql.SQL("TRUNCATE {}").format(store.memories))
+    with psycopg.connect(url, autocommit=True) as db:
         db.execute(sql.SQL(
             "INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model)"
             " SELECT 'C-' || mod(n, %(customers)s), 'T-' || n,"
             " replace(replace(%(request)s, 'C-TEMPLATE', 'C-' || mod(n, %(customers)s)), 'T-TEMPLATE', 'T-' || n)"
-            "::json,"
-            " %(answered)s::json, 0.9, %(model)s FROM generate_series(0, %(size)s - 1) AS n").format(store.memories),
+            "::json, %(answered)s::json, 0.9, %(model)s FROM generate_series(0, %(size)s - 1) AS n").format(
+            sql.Identifier(schema, "memories")),
             {"customers": size // PER_CUSTOMER, "request": json.dumps(template["request"]),
              "answered": json.dumps(template["jev_answered"]), "model": MODEL, "size": size})
-    with postgres_store.PostgresStore(url, schema=schema) as store:
-        store.execute(sql.SQL("VACUUM ANALYZE {}").format(store.memories))
+        db.execute(sql.SQL("VACUUM ANALYZE {}").format(sql.Identifier(schema, "memories")))
     return schema
 
 
-def store_of(kind, where, schema=None):
-    if kind == "dict":
-        return basic_memory.DictStore()
-    if kind == "SQLite":
-        return stores.SqliteStore(where)
-    return postgres_store.PostgresStore(where, schema=schema)
+def timed_us(call, *arguments):
+    started = time.perf_counter()
+    call(*arguments)
+    return (time.perf_counter() - started) * 1e6
 
 
-def recall_percentiles_us(store, size, recalls):
-    """p50 and p99 microseconds of one recall of a random customer."""
+def percentile(values, cut):
+    return statistics.quantiles(values, n=100)[cut - 1]
+
+
+def side_by_side(pair, times, draw):
+    """Each time, the arguments `draw()` gives to both calls of `pair` ({name: call}), in an order drawn each time
+    too: {name: [µs, ...]}."""
+    spent = {name: [] for name in pair}
+    for _ in range(times):
+        arguments = draw()
+        for name in random.sample(list(pair), len(pair)):
+            spent[name].append(timed_us(pair[name], *arguments))
+    return spent
+
+
+def recall_pair(owner_url, app_url, schema, size, recalls):
     random.seed(0)
-    times = []
-    for _ in range(recalls):
-        customer = f"C-{random.randrange(size // PER_CUSTOMER)}"
-        started = time.perf_counter()
-        memories = store.recall(customer)
-        times.append((time.perf_counter() - started) * 1e6)
-        assert len(memories) == PER_CUSTOMER, (customer, len(memories))
-    cuts = statistics.quantiles(times, n=100)
-    return cuts[49], cuts[98]
+    query = sql.SQL(RECALL_FLOOR).format(sql.Identifier(schema, "memories"))
+    with postgres_store.PostgresStore(app_url, schema=schema) as store, \
+            psycopg.connect(owner_url, autocommit=True, prepare_threshold=0) as floor:
+        def recall_floor(customer):
+            return [(json.loads(request), json.loads(answered))
+                    for request, answered in floor.execute(query, (customer,)).fetchall()]
+
+        def whole(recall):  # each recall finds the customer's 20 memories
+            return lambda customer: len(recall(customer)) == PER_CUSTOMER or sys.exit(f"{customer}: not 20 memories")
+
+        return side_by_side({"store": whole(store.recall), "floor": whole(recall_floor)}, recalls,
+                            lambda: (f"C-{random.randrange(size // PER_CUSTOMER)}",))
 
 
-def recaller(kind, where, schema, size, spared, ready, stop, results):
+def save_pair(owner_url, app_url, schema, saves):
+    """The store's save against the plain INSERT of the same row, made from the same memory (json.dumps included,
+    as recall's floor includes json.loads)."""
+    memory = memory_for("S-1", 0)
+    query = sql.SQL(SAVE_FLOOR).format(sql.Identifier(schema, "memories"))
+    with postgres_store.PostgresStore(app_url, schema=schema) as store, \
+            psycopg.connect(owner_url, autocommit=True, prepare_threshold=0) as floor:
+        def save_floor():
+            floor.execute(query, ("S-1", "T-0", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]),
+                                  0.9, MODEL))
+
+        return side_by_side({"store": lambda: store.save("S-1", memory, p_remember=0.9, model=MODEL),
+                             "floor": save_floor}, saves, tuple)
+
+
+def writer(kind, owner_url, app_url, schema, customer, saves, ready, go, results):
+    """One writing process: `saves` saves, each with its ledger entry, by the store or by plain INSERTs; reports its
+    (start, end) in wall-clock seconds."""
+    memory = memory_for(customer, 0)
+    if kind == "store":
+        store = postgres_store.PostgresStore(app_url, schema=schema)
+
+        def save_and_log(number):
+            memory["request"]["ticket"]["id"] = f"T-{number}"
+            store.save(customer, memory, p_remember=0.9, model=MODEL)
+            store.log(entry_for(customer, number))
+    else:
+        db = psycopg.connect(owner_url, autocommit=True, prepare_threshold=0)
+        save_query = sql.SQL(SAVE_FLOOR).format(sql.Identifier(schema, "memories"))
+        log_query = sql.SQL(LOG_FLOOR).format(sql.Identifier(schema, "ledger"))
+
+        def save_and_log(number):
+            memory["request"]["ticket"]["id"] = f"T-{number}"
+            db.execute(save_query, (customer, f"T-{number}", json.dumps(memory["request"]),
+                                    json.dumps(memory["jev_answered"]), 0.9, MODEL))
+            db.execute(log_query, (customer, json.dumps(entry_for(customer, number))))
+    ready.wait()
+    go.wait()
+    started = time.time()
+    for number in range(saves):
+        save_and_log(number)
+    results.put((started, time.time()))
+    (store if kind == "store" else db).close()
+
+
+def saves_per_second(kind, owner_url, app_url, schema, saves):
+    fork = multiprocessing.get_context("fork")  # the parent holds no connection meanwhile
+    ready, go, results = fork.Barrier(WRITERS + 1), fork.Barrier(WRITERS + 1), fork.Queue()
+    workers = [fork.Process(target=writer, args=(kind, owner_url, app_url, schema, f"W-{kind}-{n}", saves, ready,
+                                                 go, results)) for n in range(WRITERS)]
+    for worker in workers:
+        worker.start()
+    ready.wait()
+    go.wait()
+    spans = [results.get(timeout=600) for _ in workers]
+    for worker in workers:
+        worker.join()
+        assert worker.exitcode == 0, f"a {kind} writer failed"
+    return WRITERS * saves / (max(end for _, end in spans) - min(start for start, _ in spans))
+
+
+def writers_pair(owner_url, app_url, schema, saves, rounds):
+    """Saves a second of 8 store writers and 8 plain writers, in rounds that alternate: the median of each."""
+    rates = {"store": [], "floor": []}
+    for number in range(rounds):
+        for kind in ("store", "floor") if number % 2 == 0 else ("floor", "store"):
+            rates[kind].append(saves_per_second(kind, owner_url, app_url, schema, saves))
+    return {kind: statistics.median(values) for kind, values in rates.items()}
+
+
+def recaller(url, schema, size, spared, ready, stop, results):
     """Another app server: recalls random customers other than the ones forgotten, until told to stop; reports each
     recall's (start, end) in wall-clock seconds."""
-    store = store_of(kind, where, schema)
-    spans, customers = [], size // PER_CUSTOMER
-    ready.set()
-    while not stop.is_set():
-        customer = f"C-{random.randrange(customers)}"
-        if customer in spared:
-            continue
-        started = time.time()
-        store.recall(customer)
-        spans.append((started, time.time()))
+    with postgres_store.PostgresStore(url, schema=schema) as store:
+        spans, customers = [], size // PER_CUSTOMER
+        ready.set()
+        while not stop.is_set():
+            customer = f"C-{random.randrange(customers)}"
+            if customer not in spared:
+                started = time.time()
+                store.recall(customer)
+                spans.append((started, time.time()))
     results.put(spans)
 
 
@@ -137,138 +254,161 @@ def worst_overlapping_ms(spans, windows):
                 if any(start < window_end and end > window_start for window_start, window_end in windows)), default=0)
 
 
-def forget_figures(kind, where, schema, size):
-    """(median forget ms, worst concurrent recall ms during the forgets, erase ms, worst recall ms during it)."""
+def forget_figures(owner_url, app_url, schema, size):
+    """{median forget, worst other recall during the forgets, erase, worst other recall during it} in ms."""
     forgotten = [f"C-{number}" for number in range(FORGETS)]
     spawn = multiprocessing.get_context("spawn")
     ready, stop, results = spawn.Event(), spawn.Event(), spawn.Queue()
-    other = spawn.Process(target=recaller, args=(kind, where, schema, size, forgotten, ready, stop, results))
+    other = spawn.Process(target=recaller, args=(app_url, schema, size, forgotten, ready, stop, results))
     other.start()
     ready.wait(timeout=120)
     time.sleep(0.5)
-    store, forgets, erases = store_of(kind, where, schema), [], []
-    for customer in forgotten:
-        started = time.time()
-        store.forget_customer(customer)
-        forgets.append((started, time.time()))
-        time.sleep(0.1)
-    if kind == "PostgreSQL":
-        started = time.time()
-        postgres_store.erase_forgotten(where, schema)
-        erases.append((started, time.time()))
-        store.close()
+    forgets = []
+    with postgres_store.PostgresStore(app_url, schema=schema) as store:
+        for customer in forgotten:
+            started = time.time()
+            store.forget_customer(customer)
+            forgets.append((started, time.time()))
+            time.sleep(0.1)
+    started = time.time()
+    erased = postgres_store.erase_forgotten(owner_url, schema)
+    erase = (started, time.time())
     time.sleep(0.2)
     stop.set()
     spans = results.get(timeout=120)
     other.join()
-    median_forget = statistics.median((end - start) * 1e3 for start, end in forgets)
-    erase = (erases[0][1] - erases[0][0]) * 1e3 if erases else None
-    return median_forget, worst_overlapping_ms(spans, forgets), erase, worst_overlapping_ms(spans, erases)
+    assert not erased["waited"] and not erased["skipped"], erased
+    return {"forget_median_ms": statistics.median((end - start) * 1e3 for start, end in forgets),
+            "worst_recall_during_forget_ms": worst_overlapping_ms(spans, forgets),
+            "erase_ms": (erase[1] - erase[0]) * 1e3, "partitions_erased": len(erased["rewritten"]),
+            "worst_recall_during_erase_ms": worst_overlapping_ms(spans, [erase])}
 
 
-def writer(kind, where, customer, saves, ready, go, results):
-    """One writing process: waits for every writer to be ready, saves, reports (start, end) in wall-clock seconds."""
-    store = store_of(kind, where, "bench_saves")
-    ready.wait()
-    go.wait()
-    memory = memory_for(customer, 0)
-    started = time.time()
-    for number in range(saves):
-        memory["request"]["ticket"]["id"] = f"T-{number}"
-        store.save(customer, memory, p_remember=0.9, model=MODEL)
-    results.put((started, time.time()))
-    if kind == "PostgreSQL":
-        store.close()
+def other_stores(folder, size, recalls):
+    """Notebook 04's dict and notebook 07's SQLite file: recall p50 (µs) at this size."""
+    dict_store = basic_memory.DictStore()
+    shared = memory_for("C-0", 0)  # one object for all: a dict's recall cost does not depend on the memory's size
+    for number in range(size):
+        dict_store.memories[customer_of(number, size)].append(shared)
+    path = Path(folder) / f"recall-{size}.sqlite"
+    stores.SqliteStore(path)  # its tables
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executemany(stores.INSERT_MEMORY, (
+            (customer, f"T-{number}", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]), 0.9, MODEL,
+             "2026-12-01T00:00:00+00:00") for number in range(size)
+            for customer in [customer_of(number, size)] for memory in [memory_for(customer, number)]))
+    sqlite_store, customers = stores.SqliteStore(path), size // PER_CUSTOMER
+    random.seed(0)
+    spent = {"dict": [], "SQLite": []}
+    for _ in range(recalls):
+        customer = f"C-{random.randrange(customers)}"
+        spent["dict"].append(timed_us(dict_store.recall, customer))
+        spent["SQLite"].append(timed_us(sqlite_store.recall, customer))
+    path.unlink()
+    return {f"{kind}_recall_p50_us": statistics.median(values) for kind, values in spent.items()}
 
 
-def saves_per_second(kind, where, processes, saves):
-    spawn = multiprocessing.get_context("spawn")
-    ready, go, results = spawn.Barrier(processes + 1), spawn.Barrier(processes + 1), spawn.Queue()
-    workers = [spawn.Process(target=writer, args=(kind, where, f"C-W{n}", saves, ready, go, results))
-               for n in range(processes)]
-    for worker in workers:
-        worker.start()
-    ready.wait()
-    go.wait()
-    spans = [results.get(timeout=600) for _ in workers]
-    for worker in workers:
-        worker.join()
-        assert worker.exitcode == 0
-    return processes * saves / (max(end for _, end in spans) - min(start for start, _ in spans))
-
-
-def machine():
+def machine(version):
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
-    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}),"
-            f" {psutil.virtual_memory().total / 2**30:.0f} GiB memory, Python {platform.python_version()},"
-            f" SQLite {sqlite3.sqlite_version}")
+    return {"system": f"{platform.system()} {platform.machine()}", "cores": os.cpu_count(), "cpu": cpu,
+            "memory_gib": round(psutil.virtual_memory().total / 2**30), "python": platform.python_version(),
+            "postgresql": version, "partitions": postgres_store.PARTITIONS, "load_average": os.getloadavg()}
 
 
-def cell(value, unit=""):
-    if value is None:
-        return "-"
-    return f"{value:,.{1 if value < 100 else 0}f}{unit}"
+def measured(owner_url, app_url, app_role, size, args, folder):
+    started = time.time()
+    schema = filled(owner_url, size, app_role)
+    figures = {"fill_seconds": time.time() - started}
+    print(f"{size:,} memories ({size // PER_CUSTOMER:,} customers, {PER_CUSTOMER} each) filled in"
+          f" {figures['fill_seconds']:.0f} s", flush=True)
+    recall = recall_pair(owner_url, app_url, schema, size, args.recalls)
+    save = save_pair(owner_url, app_url, schema, args.saves)
+    writers = writers_pair(owner_url, app_url, schema, args.writer_saves, args.rounds)
+    for name, spent in (("recall", recall), ("save", save)):
+        figures[f"{name}_p50_us"] = {kind: statistics.median(values) for kind, values in spent.items()}
+        figures[f"{name}_p99_us"] = {kind: percentile(values, 99) for kind, values in spent.items()}
+        figures[f"{name}_p50_ratio"] = figures[f"{name}_p50_us"]["store"] / figures[f"{name}_p50_us"]["floor"]
+    figures["eight_writers_saves_per_second"] = writers
+    figures["eight_writers_ratio"] = writers["store"] / writers["floor"]
+    figures.update(forget_figures(owner_url, app_url, schema, size))
+    if args.other_stores:
+        figures.update(other_stores(folder, size, args.recalls))
+    with psycopg.connect(owner_url, autocommit=True) as db:
+        db.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    figures["seconds"] = time.time() - started
+    print_size(size, figures)
+    return figures
+
+
+def within(name, ratio):
+    return ratio <= AIMS[name] if name != "eight_writers_ratio" else ratio >= AIMS[name]
+
+
+def print_size(size, figures):
+    rows = [("recall p50", figures["recall_p50_us"], "µs", "recall_p50_ratio"),
+            ("recall p99", figures["recall_p99_us"], "µs", None),
+            ("save p50", figures["save_p50_us"], "µs", "save_p50_ratio"),
+            ("save p99", figures["save_p99_us"], "µs", None),
+            (f"{WRITERS} writers", figures["eight_writers_saves_per_second"], "saves/s", "eight_writers_ratio")]
+    for label, pair, unit, ratio in rows:
+        line = f"  {label:<12} store {pair['store']:>9,.0f} {unit:<7}  floor {pair['floor']:>9,.0f} {unit:<7}"
+        if ratio:
+            aim = ("≤ " if ratio != "eight_writers_ratio" else "≥ ") + str(AIMS[ratio])
+            line += (f"  ratio {figures[ratio]:.2f} (aim {aim}:"
+                     f" {'met' if within(ratio, figures[ratio]) else 'NOT met'})")
+        print(line)
+    print(f"  forget: median {figures['forget_median_ms']:.1f} ms, worst other recall meanwhile"
+          f" {figures['worst_recall_during_forget_ms']:.1f} ms; erase_forgotten of {figures['partitions_erased']}"
+          f" partitions {figures['erase_ms']:,.0f} ms, worst other recall meanwhile"
+          f" {figures['worst_recall_during_erase_ms']:.1f} ms", flush=True)
+    if "dict_recall_p50_us" in figures:
+        print(f"  other stores' recall p50: dict {figures['dict_recall_p50_us']:.1f} µs, SQLite"
+              f" {figures['SQLite_recall_p50_us']:,.0f} µs", flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    parser.add_argument("--recalls", type=int, default=300, help="recalls timed per store and size")
-    parser.add_argument("--processes", type=int, nargs="+", default=[1, 4, 8])
-    parser.add_argument("--saves", type=int, default=300, help="saves per writing process")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures to this file")
+    parser.add_argument("--recalls", type=int, default=1000, help="recall pairs timed per size")
+    parser.add_argument("--saves", type=int, default=300, help="save pairs timed per size")
+    parser.add_argument("--writer-saves", type=int, default=150, help="saves (and logs) per writing process")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of 8 store and 8 plain writers")
+    parser.add_argument("--other-stores", action="store_true", help="also the dict and SQLite stores' recall")
     args = parser.parse_args()
-    kinds = ("dict", "SQLite", "PostgreSQL")
-    table = []
+    results = {"sizes": {}}
     with tempfile.TemporaryDirectory() as folder:
-        url, server = postgres_server.memory_database(Path(folder) / "postgres")
+        if os.environ.get(DATABASE_URL_VARIABLE):
+            owner_url, server = os.environ[DATABASE_URL_VARIABLE], None
+            app_url, app_role = os.environ.get(APP_DATABASE_URL_VARIABLE) or owner_url, None
+            if os.environ.get(APP_DATABASE_URL_VARIABLE):
+                with psycopg.connect(app_url) as db:
+                    app_role = db.execute("SELECT current_user").fetchone()[0]
+        else:
+            server = postgres_server.EmbeddedServer(Path(folder) / "postgres")
+            owner_url, app_role = server.url, APP_ROLE
+            with psycopg.connect(owner_url, autocommit=True) as db:
+                db.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(APP_ROLE)))
+            app_url = psycopg.conninfo.make_conninfo(owner_url, user=APP_ROLE)
         try:
-            postgres_store.create_memory_tables(url, "bench_saves")
-            with postgres_store.PostgresStore(url, schema="bench_saves") as store:
-                version = store.execute("SHOW server_version")[0][0]
+            with psycopg.connect(owner_url) as db:
+                version = db.execute("SHOW server_version").fetchone()[0]
+            results["machine"] = machine(version)
+            print(f"PostgreSQL {version}, {'its own server' if server else 'the server of ' + DATABASE_URL_VARIABLE},"
+                  f" the store as {app_role or 'the owner'}; load average {results['machine']['load_average']}")
             for size in args.sizes:
-                started = time.time()
-                where = {"dict": None, "SQLite": filled_sqlite(folder, size), "PostgreSQL": url}
-                schema = filled_postgres(url, size)
-                print(f"{size:,} memories filled in {time.time() - started:.0f} s", flush=True)
-                measured = {"dict": filled_dict(size), "SQLite": store_of("SQLite", where["SQLite"]),
-                            "PostgreSQL": store_of("PostgreSQL", url, schema)}
-                percentiles = {kind: recall_percentiles_us(store, size, args.recalls)
-                               for kind, store in measured.items()}
-                measured["PostgreSQL"].close()
-                for index, name in ((0, "p50"), (1, "p99")):
-                    table.append((f"recall, {size:,} memories, {name}",
-                                  [cell(percentiles[kind][index], " µs") for kind in kinds]))
-                forgets = {kind: forget_figures(kind, where[kind], schema, size) for kind in ("SQLite", "PostgreSQL")}
-                table.append((f"forget_customer, {size:,} memories, median",
-                              ["-", *(cell(forgets[kind][0], " ms") for kind in ("SQLite", "PostgreSQL"))]))
-                table.append((f"worst other recall during a forget, {size:,} memories",
-                              ["-", *(cell(forgets[kind][1], " ms") for kind in ("SQLite", "PostgreSQL"))]))
-                table.append((f"erase_forgotten ({FORGETS} customers), {size:,} memories",
-                              ["-", "-", cell(forgets["PostgreSQL"][2], " ms")]))
-                table.append((f"worst other recall during erase_forgotten, {size:,} memories",
-                              ["-", "-", cell(forgets["PostgreSQL"][3], " ms")]))
-                with postgres_store.PostgresStore(url, schema=schema) as store:
-                    store.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
-                Path(where["SQLite"]).unlink()
-                print(f"{size:,} memories measured after {time.time() - started:.0f} s", flush=True)
-            for processes in args.processes:
-                rates = {"dict": saves_per_second("dict", None, processes, args.saves),
-                         "SQLite": saves_per_second("SQLite", Path(folder) / f"saves-{processes}.sqlite", processes,
-                                                    args.saves),
-                         "PostgreSQL": saves_per_second("PostgreSQL", url, processes, args.saves)}
-                table.append((f"saves per second, {processes} process{'es' if processes > 1 else ''}",
-                              [f"{rates[kind]:,.0f}" for kind in kinds]))
+                results["sizes"][str(size)] = measured(owner_url, app_url, app_role, size, args, folder)
         finally:
             if server:
                 server.stop()
-    print("\n| measure | " + " | ".join(kinds) + " |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, cells in table:
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    print(f"\n{machine()}, PostgreSQL {version} ({postgres_store.PARTITIONS} partitions per table);"
-          f" {PER_CUSTOMER} memories per customer, {args.recalls} recalls per cell, {FORGETS} forgets per size,"
-          f" {args.saves} saves per process; the dict's processes share nothing.")
+    results["machine"]["load_average_after"] = os.getloadavg()
+    print("\n| memories | recall p50 ratio | save p50 ratio | 8 writers ratio |")
+    print("| ---: | ---: | ---: | ---: |")
+    for size, figures in results["sizes"].items():
+        print(f"| {int(size):,} | " + " | ".join(f"{figures[name]:.2f}" for name in AIMS) + " |")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":

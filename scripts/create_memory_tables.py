@@ -16,13 +16,20 @@ from memory_cookbook.postgres_store import create_memory_tables, erase_forgotten
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schema", default="memory_cookbook")
-    parser.add_argument("--grant", metavar="ROLE", help="give this role USAGE and SELECT, INSERT, DELETE rights")
+    parser.add_argument("--grant", metavar="ROLE",
+                        help="give this role USAGE, SELECT, INSERT, DELETE and EXECUTE on note_for_erasure")
     parser.add_argument("--erase-forgotten", action="store_true", help="only rewrite the partitions forgetting noted")
     args = parser.parse_args()
     url = os.environ.get(DATABASE_URL_VARIABLE) or sys.exit(f"set {DATABASE_URL_VARIABLE} to the owner's URL")
     if args.erase_forgotten:
-        print("rewrote:", ", ".join(erase_forgotten(url, args.schema)) or "nothing")
-        sys.exit()
+        erased = erase_forgotten(url, args.schema)
+        print("rewrote:", ", ".join(erased["rewritten"]) or "nothing")
+        if erased["waited"]:
+            print("not granted their lock in time, left for the next run:", ", ".join(erased["waited"]))
+        if erased["skipped"]:
+            print(f"skipped, as no partition of {args.schema}'s tables (the owner may delete these notes from"
+                  f" {args.schema}.to_erase):", ", ".join(erased["skipped"]))
+        sys.exit(1 if erased["waited"] or erased["skipped"] else 0)
     create_memory_tables(url, args.schema)
     if args.grant:
         grant_row_rights(url, args.grant, args.schema)

@@ -7,7 +7,7 @@ import pytest
 from psycopg_pool import PoolTimeout
 
 from memory_cookbook.database_errors import (DatabaseRefused, DatabaseUnavailable, QueryFailed, checked_id,
-                                             database_errors, masked)
+                                             checked_probability, database_errors, masked)
 
 SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have
 
@@ -41,6 +41,13 @@ def test_a_password_psycopg_repeats_is_masked_in_the_message_too():
     (psycopg.errors.DeadlockDetected("deadlock detected"), QueryFailed, "40P01"),
     (psycopg.errors.LockNotAvailable("canceling statement due to lock timeout"), QueryFailed, "55P03"),
     (psycopg.errors.InsufficientPrivilege("permission denied for table memories"), QueryFailed, "42501"),
+    (psycopg.errors.TooManyConnections("too many connections for role"), DatabaseRefused, "53300"),
+    (psycopg.OperationalError('FATAL: too many connections for role "app"'), DatabaseRefused, None),
+    (psycopg.errors.IdleInTransactionSessionTimeout("terminating connection due to idle-in-transaction timeout"),
+     QueryFailed, "25P03"),
+    (psycopg.ProgrammingError("only '%s', '%b', '%t' are allowed as placeholders, got '%''"), QueryFailed, None),
+    (psycopg.DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes"), QueryFailed, None),
+    (psycopg.InterfaceError("the cursor is closed"), QueryFailed, None),
 ], ids=lambda value: type(value).__name__ if isinstance(value, Exception) else None)
 def test_each_psycopg_error_is_the_error_that_says_what_happened(error, kind, sqlstate):
     conninfo = "postgresql://support:hunter2@db.example.com/support"
@@ -55,7 +62,23 @@ def test_each_psycopg_error_is_the_error_that_says_what_happened(error, kind, sq
 @pytest.mark.parametrize("value, says", [("C-1\x00", "customer holds a NUL character"),
                                          ("C-" + "9" * 300, "customer is 302 characters long; the store takes at most"),
                                          ("", "customer must be a non-empty string"),
+                                         ("C-\ud800", "customer holds '\\\\ud800' at character 2, which is not"),
                                          (42, "customer must be a non-empty string")])
 def test_an_id_postgresql_cannot_store_is_refused_by_name(value, says):
     with pytest.raises(ValueError, match=says):
         checked_id("customer", value)
+
+
+@pytest.mark.parametrize("error", [psycopg.ProgrammingError("query has 1 placeholder but 2 parameters were passed"),
+                                   psycopg.DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes")],
+                         ids=lambda error: type(error).__name__)
+def test_a_mistake_psycopg_finds_before_sending_never_reads_as_a_server_that_is_down(error):
+    with pytest.raises(QueryFailed) as raised, database_errors("postgresql://support@db.example.com/support"):
+        raise error
+    assert "was not sent" in str(raised.value) and "Cannot reach" not in str(raised.value)
+
+
+@pytest.mark.parametrize("value", [float("nan"), -0.1, 1.5, "0.9", None, True])
+def test_a_p_remember_that_is_not_a_probability_is_refused_by_name(value):
+    with pytest.raises(ValueError, match="p_remember must be a number from 0 to 1"):
+        checked_probability("p_remember", value)

@@ -1,6 +1,6 @@
 """memory_cookbook/postgres_server.py: the kernel's own server touches nothing else. It refuses a folder holding other
 files (and leaves them), never removes a folder it did not create, refuses a folder where another live process's server
-runs (and leaves that server running), and cleans up a server whose owner was killed."""
+runs (and leaves that server running), and keeps the data of a server whose owner, or which itself, was killed."""
 
 import json
 import shutil
@@ -10,10 +10,11 @@ import tempfile
 from pathlib import Path
 
 import psutil
+import psycopg
 import pytest
 
 from memory_cookbook import postgres_server
-from memory_cookbook.postgres_server import MARKER, EmbeddedServer, ServerFolderError, memory_database
+from memory_cookbook.postgres_server import MARKER, EmbeddedServer, ServerFolderError, ServerTakenOver, memory_database
 
 
 @pytest.fixture(autouse=True)
@@ -49,14 +50,22 @@ def readable_folder():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def rows_kept(server):
+    with psycopg.connect(server.url) as db:
+        return db.execute("SELECT note FROM kept").fetchall()
+
+
 @pytest.mark.slow
-def test_another_live_owners_server_is_refused_and_a_killed_owners_is_cleaned_up(readable_folder):
-    """One folder, made by the test (so not the server's to remove): a server starts in it; marked as another live
-    process's, it is refused and keeps running; marked as a killed process's, it is stopped and a new one starts."""
+def test_another_live_owners_server_is_refused_and_a_killed_one_keeps_its_data(readable_folder):
+    """One folder, made by the test (so not the server's to remove): a server starts in it and holds a row; marked as
+    another live process's, it is refused and keeps running; marked as a killed process's, this process takes it over
+    with its row; killed itself (-9), it is started again on its files, the row still there."""
     folder = readable_folder / "postgres_data"
     folder.mkdir()
     first = EmbeddedServer(folder)
     try:
+        with psycopg.connect(first.url, autocommit=True) as db:
+            db.execute("CREATE TABLE kept AS SELECT 'a memory' AS note")
         parent = psutil.Process().parent()
         owned_by(folder, parent.pid, parent.create_time())  # a live process that is not this one
         with pytest.raises(ServerFolderError, match=f"another live process \\(pid {parent.pid}"):
@@ -66,10 +75,17 @@ def test_another_live_owners_server_is_refused_and_a_killed_owners_is_cleaned_up
         killed_started = psutil.Process(killed.pid).create_time()
         killed.wait()
         owned_by(folder, killed.pid, killed_started)
-        old_postmaster = (folder / "postmaster.pid").read_text().split()[0]
-        second = EmbeddedServer(folder)
-        assert second.running() and (folder / "postmaster.pid").read_text().split()[0] != old_postmaster
-        second.stop()
+        postmaster = psutil.Process(int((folder / "postmaster.pid").read_text().split()[0]))
+        with pytest.warns(ServerTakenOver, match=f"a kernel that stopped without stopping it \\(pid {killed.pid}\\)"):
+            second = EmbeddedServer(folder)
+        assert second.running() and rows_kept(second) == [("a memory",)]
+        assert (folder / "postmaster.pid").read_text().split()[0] == str(postmaster.pid)  # the same server
+        postmaster.kill()
+        postmaster.wait(timeout=10)
+        with pytest.warns(ServerTakenOver, match="this kernel's server, which had stopped"):
+            third = EmbeddedServer(folder)
+        assert third.running() and rows_kept(third) == [("a memory",)]
+        third.stop()
     finally:
         postgres_server.stop_server_in(folder)
     assert folder.is_dir() and list(folder.iterdir()) == []  # emptied, not removed: the test made it

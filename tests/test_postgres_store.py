@@ -10,6 +10,7 @@ import threading
 from memory_cookbook import ledger
 import psycopg
 import pytest
+from psycopg import sql
 from memory_cookbook.app_servers import start_app_servers, stop_app_servers
 from conftest import run_earlier_tickets
 from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing
@@ -50,7 +51,7 @@ def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables_once_erased(mem
     postgres_store.forget_customer("C-1042")
     forgotten = table_files(postgres_store, postgres_server)
     assert len(holding(forgotten, "Harbor Logistics")) == 1  # a DELETE leaves the bytes, in one partition
-    erased = erase_forgotten(postgres_store.url, postgres_store.schema)
+    erased = erase_forgotten(postgres_store.url, postgres_store.schema)["rewritten"]
     assert len(erased) == 2  # one partition of each table
     files = table_files(postgres_store, postgres_server)
     assert len(files) == len(forgotten) >= 4 * 8  # per partition: its file, index, TOAST table, TOAST index
@@ -153,14 +154,30 @@ def test_a_wrong_password_is_one_clear_error_without_the_password(password_role)
     store.close()
 
 
-@pytest.mark.slow
-def test_a_connection_lost_mid_run_is_the_clear_error_and_the_next_call_reconnects(postgres_store, postgres_server):
-    postgres_store.save("C-A", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, 0.9, "m")
-    with psycopg.connect(postgres_server.url, autocommit=True) as db:  # as a server restart would
-        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+def terminate_other_backends(url):
+    """What a server restart does to the store's idle connections: the server ends them (waiting until they are)."""
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
                    " WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
+
+
+@pytest.mark.slow
+def test_the_first_call_after_the_server_closed_the_pools_connections_succeeds(postgres_store, postgres_server):
+    postgres_store.save("C-A", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, 0.9, "m")
+    with postgres_store.connection(), postgres_store.connection():  # two idle connections in the pool
+        pass
+    terminate_other_backends(postgres_server.url)
+    assert [memory["request"]["ticket"]["id"] for memory in postgres_store.recall("C-A")] == ["T-1"]
+
+
+@pytest.mark.slow
+def test_a_connection_lost_mid_transaction_is_the_clear_error_and_the_next_call_reconnects(postgres_store,
+                                                                                          postgres_server):
+    postgres_store.save("C-A", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, 0.9, "m")
     with pytest.raises(DatabaseUnavailable, match="Cannot reach the memory database at postgresql://postgres:"):
-        postgres_store.recall("C-A")
+        with postgres_store.as_customer("C-A") as db:
+            terminate_other_backends(postgres_server.url)
+            db.execute(sql.SQL("SELECT count(*) FROM {}").format(postgres_store.memories))
     assert [memory["request"]["ticket"]["id"] for memory in postgres_store.recall("C-A")] == ["T-1"]
 
 

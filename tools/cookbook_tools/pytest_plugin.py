@@ -6,7 +6,8 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   committed cache, and another cache would change what 02 prints (tests set their own with conftest.configure());
 - the database notebook 07 writes beside the notebooks during nbval's run is removed when the session ends, even one
   stopped early (-x, Ctrl-C) before 07's last cell deletes it, and so is notebook 09's PostgreSQL server (stopped,
-  its folder removed); COOKBOOK_DATABASE_URL is set aside too, so that 09 starts its own server, as committed;
+  its folder removed); COOKBOOK_DATABASE_URL (and 09's other settings) is set aside too, so that 09 starts its own
+  server, as committed;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
   memory_cookbook/__pycache__ and tools/cookbook_tools/__pycache__, ignored by git, are written before the plugin
   runs, unless PYTHONDONTWRITEBYTECODE is set);
@@ -29,7 +30,7 @@ from cookbook_tools.paths import NOTEBOOKS
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
 # TYPESAFE_BASE_URL: typesafe-sdk's own name for the endpoint, read when TYPESAFE_ENDPOINT is not set.
 LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "COOKBOOK_CACHE",
-                 "COOKBOOK_DATABASE_URL")
+                 "COOKBOOK_DATABASE_URL", "COOKBOOK_APP_DATABASE_URL", "COOKBOOK_LESSON_SCHEMA")
 NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
 NOTEBOOK_09_SERVER = NOTEBOOKS / "postgres_data"  # 09's SERVER_FOLDER
 DATABASES_BEFORE = set()  # the session removes only what it wrote

@@ -1,0 +1,88 @@
+"""Where notebook 09 works on a PostgreSQL server, and how it leaves a server it did not start as it found it: in a
+schema of its own (COOKBOOK_LESSON_SCHEMA, or memory_cookbook_lesson) that it creates, never one that was there
+before, and drops at its end; as an app role that is really another role than the owner
+(COOKBOOK_APP_DATABASE_URL), or it says why it cannot show what that role is refused."""
+
+import os
+from typing import NamedTuple
+
+import psycopg
+from psycopg import sql
+
+from memory_cookbook.database_errors import database_errors, masked
+
+APP_DATABASE_URL_VARIABLE = "COOKBOOK_APP_DATABASE_URL"
+LESSON_SCHEMA_VARIABLE = "COOKBOOK_LESSON_SCHEMA"
+LESSON_SCHEMA = "memory_cookbook_lesson"
+CREATED = set()  # (URL, schema) of each schema this process made, or found on its own server: it drops them
+DROPPED = {}  # (URL, schema) → what was dropped, said again if asked again
+
+
+class SchemaInUse(RuntimeError):
+    """The lesson's schema is already in the database, and this process did not create it."""
+
+
+def lesson_schema(url, own_server):
+    """The schema notebook 09 works in, created now by this process, or earlier by it. On a server the notebook did not
+    start, a schema of that name that was already there is refused: 09 writes, erases and drops only what it made. On
+    its own server (`own_server`), everything is the notebook's."""
+    schema = os.environ.get(LESSON_SCHEMA_VARIABLE) or LESSON_SCHEMA
+    with database_errors(url), psycopg.connect(url, autocommit=True) as db:
+        there = db.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+        if there and not own_server and (url, schema) not in CREATED:
+            raise SchemaInUse(
+                f"Schema {schema!r} is already in the database at {masked(url)}, and this kernel did not create it:"
+                " notebook 09 works only in a schema it creates, so that it changes nothing of yours. If an earlier"
+                f" run of 09 left it (a kernel stopped before the last cell), drop it as its owner (DROP SCHEMA"
+                f" {schema} CASCADE); or set {LESSON_SCHEMA_VARIABLE} to a name no schema has.")
+        if not there:
+            db.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        CREATED.add((url, schema))
+        DROPPED.pop((url, schema), None)
+    return schema
+
+
+class AppRole(NamedTuple):
+    url: str  # what the app servers connect with
+    name: str  # the role they connect as
+    not_separate: str | None  # why that role shows nothing of what the app role is refused; None when it does
+
+
+def app_role(owner_url, app_url):
+    """The app servers' role: `app_url`'s (None: the owner's, at `owner_url`). It is separate when it is another role
+    than the owner, neither a superuser nor one that bypasses row-level security, nor a member of the owner's role:
+    only then does it show what row-level security and the rights refuse."""
+    with database_errors(owner_url), psycopg.connect(owner_url) as db:
+        owner = db.execute("SELECT current_user").fetchone()[0]
+    if app_url is None:
+        return AppRole(owner_url, owner, f"no separate app role given ({APP_DATABASE_URL_VARIABLE} is not set), so"
+                                         f" the app servers connect as the owner, {owner}")
+    with database_errors(app_url), psycopg.connect(app_url) as db:
+        role, superuser, bypasses, member = db.execute(
+            "SELECT rolname, rolsuper, rolbypassrls, pg_has_role(rolname, %s, 'MEMBER') FROM pg_roles"
+            " WHERE rolname = current_user", (owner,)).fetchone()
+    why = ("it is the owner" if role == owner else "it is a superuser" if superuser else
+           "it bypasses row-level security" if bypasses else f"it is a member of the owner's role, {owner}"
+           if member else None)
+    return AppRole(app_url, role, why and f"{APP_DATABASE_URL_VARIABLE}'s role, {role}, is no separate app role:"
+                                          f" {why}")
+
+
+def drop_lesson_schema(url, schema):
+    """Drop the schema that lesson_schema created, with everything in it: what was dropped, in words. Asked again,
+    the same words (nothing more is dropped); a schema this process did not create is left alone."""
+    key = (url, schema)
+    if key in DROPPED:
+        return DROPPED[key]
+    if key not in CREATED:
+        return f"nothing: schema {schema} was not made by this notebook"
+    with database_errors(url), psycopg.connect(url, autocommit=True) as db:
+        relations, functions = db.execute(
+            "SELECT (SELECT count(*) FROM pg_class WHERE relnamespace = n.oid),"
+            " (SELECT count(*) FROM pg_proc WHERE pronamespace = n.oid) FROM pg_namespace n WHERE nspname = %s",
+            (schema,)).fetchone() or (0, 0)
+        db.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    CREATED.discard(key)
+    DROPPED[key] = (f"schema {schema}, with its {relations} relation{'s' * (relations != 1)} and {functions}"
+                    f" function{'s' * (functions != 1)}")
+    return DROPPED[key]

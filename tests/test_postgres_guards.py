@@ -1,0 +1,326 @@
+"""The PostgreSQL store's guards, each tried as the fault it guards against: the app role cannot queue anything but
+the store's own partitions for erasing, and erase_forgotten rewrites nothing else, leaves no note of what it rewrote,
+and gives up on a lock it is not granted; a query's own mistake is never "cannot reach the database"; no call waits
+without limit; a pooled connection keeps no customer; the tables refuse a row with no customer; the first call after
+the server closed the pool's connections succeeds; the connection limit and a row-level-security refusal say what they
+are. On the session's server (slow: it takes seconds to start)."""
+
+import importlib.util
+import re
+import threading
+
+import psycopg
+import pytest
+from conftest import TEST_PARTITIONS
+from cookbook_tools.paths import ROOT
+from psycopg import sql
+
+from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed
+from memory_cookbook.postgres_store import (CUSTOMER_SETTING, PostgresStore, create_memory_tables, erase_forgotten,
+                                            grant_row_rights)
+
+pytestmark = pytest.mark.slow
+
+
+def note(customer, ticket):
+    return {"request": {"customer": {"id": customer}, "ticket": {"id": ticket}}, "jev_answered": {"q": ticket}}
+
+
+def partition_of(store, customer):
+    """The memories partition that holds `customer`'s rows, by name."""
+    return store.execute(sql.SQL("SELECT tableoid::regclass::text FROM {} WHERE customer_id = %s LIMIT 1").format(
+        store.memories), customer)[0][0]
+
+
+def notes(store):
+    return sorted(relation for (relation,) in store.execute(sql.SQL("SELECT relation::text FROM {}").format(
+        store.to_erase)))
+
+
+def test_the_app_role_cannot_write_to_erase_nor_note_anything_but_the_stores_partitions(app_store, postgres_store):
+    with pytest.raises(QueryFailed, match="SQLSTATE 42501"):
+        app_store.execute(sql.SQL("INSERT INTO {} (relation) VALUES ('pg_class')").format(app_store.to_erase))
+    for relation in ("pg_catalog.pg_class", f"{postgres_store.schema}.memories"):
+        with pytest.raises(QueryFailed, match="SQLSTATE 22023.*only partitions of the store's memories and ledger"):
+            app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure),
+                              relation)
+    partition = f"{app_store.schema}.memories_00"
+    app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure), partition)
+    assert notes(postgres_store) == [partition]
+
+
+def file_nodes(store):
+    """{relation: its file's number} for every table and partition of the store's schema, and pg_class's."""
+    return dict(store.execute("SELECT oid::regclass::text, pg_relation_filenode(oid) FROM pg_class WHERE relkind = 'r'"
+                              " AND (relnamespace = %s::regnamespace OR oid = 'pg_class'::regclass)", store.schema))
+
+
+def test_erase_forgotten_rewrites_only_the_noted_partitions_of_its_schema_and_skips_the_rest(postgres_store,
+                                                                                            postgres_server):
+    other = f"{postgres_store.schema}_other"
+    create_memory_tables(postgres_server.url, other, partitions=1)
+    try:
+        for customer in ("C-A", "C-B"):
+            postgres_store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+            postgres_store.log({"customer": customer, "ticket": "T-1"})
+        postgres_store.forget_customer("C-A")
+        forgotten = notes(postgres_store)
+        strangers = sorted(["pg_class", f"{postgres_store.schema}.memories", f"{other}.memories_00"])
+        postgres_store.execute(sql.SQL("INSERT INTO {} (relation) SELECT unnest(%s::regclass[])").format(
+            postgres_store.to_erase), strangers)  # as the owner may: never the app role
+        before = file_nodes(postgres_store)
+        erased = erase_forgotten(postgres_store.url, postgres_store.schema)
+        assert (erased["rewritten"], sorted(erased["skipped"]), erased["waited"]) == (
+            [name.split(".")[1] for name in forgotten], strangers, [])
+        changed = sorted(name for name, node in file_nodes(postgres_store).items() if before[name] != node)
+        assert changed == forgotten  # the partitions that held C-A, and nothing else
+        assert notes(postgres_store) == strangers  # the rewritten ones' notes are gone; the others stay, reported
+    finally:
+        postgres_store.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(other)))
+
+
+def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(postgres_store):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    postgres_store.forget_ticket("T-1")
+    [partition], done = notes(postgres_store), []
+    with psycopg.connect(postgres_store.url) as reader:  # a transaction still reading the partition
+        reader.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(partition)))
+        eraser = threading.Thread(target=lambda: done.append(erase_forgotten(postgres_store.url, postgres_store.schema,
+                                                                             lock_timeout=0.2)))
+        eraser.start()
+        eraser.join(timeout=5)
+        assert done, "erase_forgotten waited for its lock beyond its lock_timeout"
+    assert done[0] == {"rewritten": [], "waited": [partition.split(".")[1]], "skipped": []}
+    assert notes(postgres_store) == [partition]
+
+
+def test_a_mistake_in_a_query_is_a_failed_query_and_a_percent_sign_is_a_percent_sign(postgres_store):
+    assert postgres_store.execute("SELECT 'a%'") == [("a%",)]
+    with pytest.raises(QueryFailed, match="was not sent: psycopg refused it \\(ProgrammingError\\)") as raised:
+        postgres_store.execute("SELECT %s, %s", 1)
+    assert not isinstance(raised.value, DatabaseUnavailable) and raised.value.sqlstate is None
+
+
+def test_a_pooled_connection_keeps_no_customer_after_its_transaction(app_role_url, app_store):
+    app_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    with PostgresStore(app_role_url, schema=app_store.schema, max_connections=1) as store:
+        assert len(store.recall("C-A")) == 1
+        with store.transaction() as db:  # the same, only connection
+            found = db.execute(sql.SQL("SELECT current_setting(%s, true), (SELECT count(*) FROM {})").format(
+                store.memories), (CUSTOMER_SETTING,))
+        assert found.fetchone() in [("", 0), (None, 0)]
+
+
+def frontend_messages(trace):
+    """The kinds of message the client sent, in order, from libpq's trace (regress mode: no timestamps)."""
+    return [line.split("\t")[2] for line in trace.read_text().splitlines() if line.startswith("F\t")]
+
+
+def test_a_recall_a_save_and_a_log_are_each_one_prepared_statement_in_one_round_trip(postgres_store, tmp_path):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, max_connections=1) as store:
+        calls = [lambda: store.recall("C-A"), lambda: store.save("C-A", note("C-A", "T-1"), 0.9, "m"),
+                 lambda: store.log({"customer": "C-A", "ticket": "T-1"})]
+        for call in calls:  # each prepared on this, the only connection
+            call()
+        trace = tmp_path / "trace.txt"
+        with store.connection() as db:  # the pool's one connection, back in the pool before the calls
+            pass
+        with trace.open("w") as file:
+            db.pgconn.trace(file.fileno())
+            db.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE)
+            for call in calls:
+                call()
+            db.pgconn.untrace()
+    assert frontend_messages(trace) == ["Bind", "Describe", "Execute", "Sync"] * 3  # no Parse: each one prepared
+
+
+def test_a_failed_call_raises_the_error_that_names_it_and_keeps_nothing(postgres_store):
+    with pytest.raises(QueryFailed, match="postgresql://postgres:.*SQLSTATE 22P02") as raised:
+        postgres_store.call("save_memory", "C-A", "T-1", '{"request": ', "{}", 0.9, "m")  # not JSON
+    assert isinstance(raised.value.__cause__, psycopg.errors.InvalidTextRepresentation)
+    assert postgres_store.saved() == []
+
+
+def test_a_row_level_security_refusal_says_so(app_store):
+    with pytest.raises(QueryFailed, match="row-level security refused the row") as raised:
+        with app_store.as_customer("C-A") as db:
+            db.execute(sql.SQL("INSERT INTO {} (customer_id, entry) VALUES ('C-B', '{{}}')").format(
+                app_store.ledger_table))
+    assert raised.value.sqlstate == "42501" and "GRANT" not in str(raised.value)
+
+
+def test_the_tables_refuse_a_row_with_no_customer(app_role_url, app_store):
+    with psycopg.connect(app_role_url, autocommit=True) as db:
+        with db.transaction():  # afterwards the setting is '' on this connection, not unset
+            db.execute("SELECT set_config(%s, 'C-A', true)", (CUSTOMER_SETTING,))
+        for table in (app_store.memories, app_store.ledger_table):
+            columns = ("(customer_id, entry) VALUES ('', '{}')" if table is app_store.ledger_table else
+                       "(customer_id, request, jev_answered, p_remember, model) VALUES ('', '{}', '{}', 1, 'm')")
+            with pytest.raises(psycopg.errors.CheckViolation):
+                db.execute(sql.SQL("INSERT INTO {} ").format(table) + sql.SQL(columns))
+
+
+@pytest.mark.parametrize("ticket", ["T-\x00", "T" * 201])
+def test_forget_ticket_refuses_an_id_the_store_could_never_have_saved(postgres_store, ticket):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    with pytest.raises(ValueError, match="ticket id"):
+        postgres_store.forget_ticket(ticket, "C-A")
+    assert len(postgres_store.saved()) == 1
+
+
+def test_a_nan_p_remember_is_refused_before_anything_is_written(postgres_store):
+    with pytest.raises(ValueError, match="p_remember must be a number from 0 to 1"):
+        postgres_store.save("C-A", note("C-A", "T-1"), p_remember=float("nan"), model="m")
+    assert postgres_store.saved() == []
+
+
+@pytest.mark.parametrize("missing", ["TABLE {schema}.to_erase", "TABLE {schema}.ledger",
+                                     "FUNCTION {schema}.note_for_erasure"])
+def test_a_store_does_not_open_on_a_schema_that_lacks_one_of_its_parts(postgres_server, missing):
+    create_memory_tables(postgres_server.url, "lacking_one", partitions=1)
+    try:
+        with psycopg.connect(postgres_server.url, autocommit=True) as db:
+            db.execute(f"DROP {missing.format(schema='lacking_one')} CASCADE")
+        with pytest.raises(MemoryTablesMissing, match="create_memory_tables"):
+            PostgresStore(postgres_server.url, schema="lacking_one")
+    finally:
+        with psycopg.connect(postgres_server.url, autocommit=True) as db:
+            db.execute("DROP SCHEMA lacking_one CASCADE")
+
+
+def test_the_ledger_comes_back_in_the_order_logged(postgres_store):
+    customers = [f"C-{number}" for number in range(8)]  # in several partitions
+    assert len({partition_after_save(postgres_store, customer) for customer in customers}) > 1
+    logged = [(customer, f"T-{turn}") for turn in range(3) for customer in reversed(customers)]
+    for customer, ticket in logged:
+        postgres_store.log({"customer": customer, "ticket": ticket})
+    assert [(entry["customer"], entry["ticket"]) for entry in postgres_store.ledger()] == logged
+
+
+def partition_after_save(store, customer):
+    store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    return partition_of(store, customer)
+
+
+def test_a_call_waits_for_a_lock_no_longer_than_lock_timeout(postgres_store):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, lock_timeout=0.2) as store:
+        with psycopg.connect(postgres_store.url) as holder:  # as an app role's LOCK TABLE would
+            holder.execute(f"LOCK TABLE {partition_of(postgres_store, 'C-A')} IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(QueryFailed, match="SQLSTATE 55P03.*lock_timeout"):
+                store.recall("C-A")
+
+
+def test_a_statement_runs_no_longer_than_statement_timeout_and_the_urls_options_win(postgres_store):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, statement_timeout=0.2) as store:
+        with pytest.raises(QueryFailed, match="SQLSTATE 57014.*statement_timeout"):
+            store.execute("SELECT pg_sleep(3)")
+    url = psycopg.conninfo.make_conninfo(postgres_store.url, options="-c lock_timeout=1234")
+    with PostgresStore(url, schema=postgres_store.schema) as store:
+        assert store.execute("SHOW lock_timeout") == [("1234ms",)]
+
+
+def test_a_transaction_left_idle_is_ended_by_the_server_and_says_so(postgres_store):
+    with PostgresStore(postgres_store.url, schema=postgres_store.schema, idle_in_transaction_timeout=0.1) as store:
+        with pytest.raises(QueryFailed, match="SQLSTATE 25P03.*idle_in_transaction_session_timeout"):
+            with store.transaction() as db:
+                db.execute("SELECT 1").fetchone()  # the transaction is open on the server
+                threading.Event().wait(0.4)
+                db.execute("SELECT 1").fetchone()
+        assert store.recall("C-A") == []  # the next call reconnects
+
+
+def test_recalls_repeated_on_one_connection_lock_only_their_customers_partition(postgres_store, app_role_url,
+                                                                                app_store):
+    customers = [f"C-{number}" for number in range(12)]
+    for customer in customers:
+        app_store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    locked = partition_of(postgres_store, customers[0])
+    elsewhere = [customer for customer in customers if partition_of(postgres_store, customer) != locked]
+    with PostgresStore(app_role_url, schema=app_store.schema, max_connections=1, lock_timeout=0.5) as store:
+        for _ in range(3):  # past the five custom plans after which PostgreSQL may switch to a generic one
+            for customer in elsewhere:
+                store.recall(customer)
+        with psycopg.connect(postgres_store.url) as eraser:  # as erase_forgotten holds it while rewriting
+            eraser.execute(f"LOCK TABLE {locked} IN ACCESS EXCLUSIVE MODE")
+            assert [len(store.recall(customer)) for customer in elsewhere] == [1] * len(elsewhere)
+
+
+@pytest.fixture
+def limited_role_url(postgres_store):
+    """An app role with row rights on postgres_store's schema (no connection limit yet)."""
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("CREATE ROLE cookbook_limited LOGIN")
+    grant_row_rights(postgres_store.url, "cookbook_limited", postgres_store.schema)
+    yield psycopg.conninfo.make_conninfo(postgres_store.url, user="cookbook_limited")
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("DROP OWNED BY cookbook_limited")
+        db.execute("DROP ROLE cookbook_limited")
+
+
+def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
+    with PostgresStore(limited_role_url, schema=postgres_store.schema, timeout=0.3, max_connections=2) as store:
+        store.pool.wait(timeout=30)  # its first connection made; then the role may have no other
+        postgres_store.execute("ALTER ROLE cookbook_limited CONNECTION LIMIT 1")  # binds no superuser
+        with store.connection():  # that one connection, held
+            with pytest.raises(DatabaseRefused, match="refused a new connection: too many connections"):
+                store.recall("C-A")
+
+
+def last_rows(db, statements):
+    """The rows of the last of several statements sent at once."""
+    cursor = db.execute(statements)
+    while cursor.nextset():  # the cursor stays on the last result once there is no next one
+        rows = cursor.fetchall() if cursor.description else None
+    return rows
+
+
+def test_the_guides_query_lists_the_files_no_table_names_as_a_crash_during_a_rewrite_leaves(postgres_server):
+    guide = (ROOT / "docs" / "own_postgres_server.md").read_text()
+    [query] = [block for block in re.findall(r"```sql\n(.*?)```", guide, re.S) if "pg_ls_dir" in block]
+    with psycopg.connect(postgres_server.url, autocommit=True) as db:
+        database = db.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+        assert last_rows(db, query) == []
+        left = [postgres_server.folder / "base" / str(database) / name
+                for name in ("3999999999", "3999999999.1", "3999999999_fsm")]  # a copy's files, a segment, its map
+        try:
+            for path in left:
+                path.write_bytes(b"a copy of other customers' rows")
+            assert last_rows(db, query) == [(path.name,) for path in left]
+        finally:
+            for path in left:
+                path.unlink(missing_ok=True)
+
+
+def test_creating_the_tables_again_keeps_every_row_and_file(postgres_store):
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    postgres_store.log({"customer": "C-A", "ticket": "T-1"})
+    before = file_nodes(postgres_store), postgres_store.saved(), postgres_store.ledger()
+    create_memory_tables(postgres_store.url, postgres_store.schema, partitions=TEST_PARTITIONS)
+    assert (file_nodes(postgres_store), postgres_store.saved(), postgres_store.ledger()) == before
+
+
+@pytest.fixture
+def bench_script():
+    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "scripts" / "bench_store.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+def test_the_benchmark_refuses_a_schema_holding_rows_it_did_not_write(bench_script, postgres_server):
+    url = postgres_server.url
+    schema = bench_script.claimed_schema(url, 10)  # its own: made, marked
+    create_memory_tables(url, schema, partitions=1)
+    try:
+        with PostgresStore(url, schema=schema) as store:
+            store.save("C-1", note("C-1", "T-1"), p_remember=0.9, model=bench_script.MODEL)
+            assert bench_script.claimed_schema(url, 10) == schema  # only its rows: made anew
+            create_memory_tables(url, schema, partitions=1)
+            store.save("C-1", note("C-1", "T-1"), p_remember=0.9, model="a desk's")
+            with pytest.raises(bench_script.ForeignSchema, match="holds what this benchmark did not write"):
+                bench_script.claimed_schema(url, 10)
+            assert [model for *_, model in store.saved()] == ["a desk's"]
+    finally:
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
