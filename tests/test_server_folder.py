@@ -38,11 +38,13 @@ def test_a_folder_holding_this_stores_own_server_is_taken_not_refused(tmp_path):
     assert (tmp_path / "data").is_dir()
 
 
-@pytest.mark.parametrize("marker", ["{not json", ""])
+@pytest.mark.parametrize("marker", ["{not json", "", "{}", "[1, 2]",
+                                    '{"owner_pid": "1", "owner_started": 0.0, "made_folder": true}'])
 def test_a_damaged_marker_file_is_noticed_and_the_folder_refused_untouched(tmp_path, marker):
     server_files(tmp_path / "data", marker)
     before = sorted(path.name for path in (tmp_path / "data").iterdir())
-    with pytest.raises(ServerFolderError, match=f"holds files that are not a memory_cookbook server's \\(no {MARKER}"):
+    with pytest.raises(ServerFolderError,
+                       match=f"holds files that are not a memory_cookbook server's \\(no intact {MARKER}"):
         unstarted(tmp_path / "data").claim()
     assert sorted(path.name for path in (tmp_path / "data").iterdir()) == before
     assert (tmp_path / "data" / MARKER).read_text() == marker
