@@ -2,7 +2,7 @@
 recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it; a
 difference in memories alone is laid to the gate's threshold when the ledger holds a decision the published run did
 not make; JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
-tests/test_cache_miss_message.py and tests/test_basic_memory.py."""
+tests/test_cache_miss_message.py, tests/test_basic_memory.py and tests/test_requests_file.py."""
 
 import json
 import os
@@ -11,7 +11,7 @@ from memory_cookbook import ledger
 from memory_cookbook.cache_file import cache_path, check_cache_file
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
-from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests, requests_path
+from memory_cookbook.recorded_requests import recorded_requests, requests_path
 
 
 class CacheMiss(LookupError):
@@ -57,14 +57,12 @@ def explain_miss(model, state_json, questions_json, inside_offline=False):
     where = os.path.relpath(cache_path())
     state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
-    requests = recorded_requests(requests_path(cache_path()))
-    if not requests:
-        lines.append(f"There is no {REQUESTS_NAME} beside {where} to compare this request with.")
-    elif cache_key(model, state_json, questions_json) in {request.key for request in requests}:
-        lines.append(f"The published run made exactly this request, but {where} does not hold its answer: restore the"
-                     " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it.")
+    try:
+        requests = recorded_requests(requests_path(cache_path()))
+    except DamagedFile as error:  # the miss stays the error; why it cannot be compared is the requests file's own
+        lines.append(f"It cannot be compared with the published run's requests: {error}")
     else:
-        lines += compared_with_recorded(model, state, questions, requests, ledger.LEDGER, read_answers(requests))
+        lines += compared_with_published_run(where, model, state, questions, state_json, questions_json, requests)
     if inside_offline:
         lines.append(f"This call ran inside offline(), which only replays {where}, key or not. Outside offline(), with"
                      f" TYPESAFE_API_KEY set, the same request would be sent to Jev ({model}) live and its answer"
@@ -74,6 +72,16 @@ def explain_miss(model, state_json, questions_json, inside_offline=False):
                      f" for another Jev-compatible server), this request would be sent to Jev ({model}) live and its"
                      f" answer recorded into {where}.")
     return "\n".join(lines)
+
+
+def compared_with_published_run(where, model, state, questions, state_json, questions_json, requests):
+    """Lines that compare a missed request with the published run's `requests` (from beside the cache `where`)."""
+    if not requests:
+        return [f"{requests_path(cache_path())} holds no request to compare this one with."]
+    if cache_key(model, state_json, questions_json) in {request.key for request in requests}:
+        return [f"The published run made exactly this request, but {where} does not hold its answer: restore the"
+                " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it."]
+    return compared_with_recorded(model, state, questions, requests, ledger.LEDGER, read_answers(requests))
 
 
 def read_answers(requests):

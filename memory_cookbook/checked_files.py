@@ -9,7 +9,7 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
-from memory_cookbook.locations import ROOT
+from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
 
 
 class DamagedFile(RuntimeError):
@@ -121,9 +121,18 @@ def read_tickets(path):
 REQUEST_FIELDS = {"key": str, "model": str, "state": dict, "questions": dict, "answer_sha256": str}
 
 
+def requests_fix(path):
+    """How to get a recorded_requests.json back: the committed one from git; beside a cache of your own, a copy of the
+    file that was written with that cache; either, written again by recording."""
+    if Path(path).resolve() == RECORDED_REQUESTS_FILE:
+        return f"{restore_hint(path)}, or write it again with scripts/record_cache.py"
+    return (f"copy beside the cache the {Path(path).name} that was written with it (for a copy of the committed cache,"
+            f" {RECORDED_REQUESTS_FILE}), or write it again with scripts/record_cache.py")
+
+
 def read_recorded_requests(path):
     """recorded_requests.json, checked: a list of {key, model, state, questions, answer_sha256}."""
-    fix = f"{restore_hint(path)}, or write it again with scripts/record_cache.py"
+    fix = requests_fix(path)
     requests = check_list(path, "the file", read_json(path, fix), fix)
     return [check_fields(path, f"request [{number}]", request, REQUEST_FIELDS, fix)
             for number, request in enumerate(requests)]

@@ -10,6 +10,7 @@ import html
 import io
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass
 
@@ -19,7 +20,8 @@ from typesafe_sdk import Choice, SystemOneResponse
 from memory_cookbook.cache_file import cache_path, check_cache_file
 from memory_cookbook.folded import in_chinese_notebook
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, without_memories
-from memory_cookbook.recorded_requests import REQUESTS_NAME, recorded_requests, requests_path
+from memory_cookbook.checked_files import damaged, requests_fix
+from memory_cookbook.recorded_requests import check_in_step, recorded_requests, requests_path
 
 # The recorded routing calls of the later messages
 
@@ -70,11 +72,17 @@ def recorded_routing_calls(expected, as_memory, cache=None):
     """Every recorded routing call of a later message, with its recorded answer and, where the gate was asked about
     that very call, P(remember); by customer and message in the order of `expected` ({customer: {message subject:
     expected team}}, the lesson's EXPECTED), then in the order the run first sent them. `as_memory` is the lesson's:
-    it finds the gate's request about each call. A request the cache has no answer for (while a recording is still
-    filling it in) is left out."""
+    it finds the gate's request about each call. The requests file beside the cache, missing, damaged or out of step
+    with the cache, is a DamagedFile before anything is drawn; while a recording fills the cache in (a key is set),
+    the requests it has not answered yet are left out."""
     cache = cache or cache_path()
     entries = check_cache_file(cache)
-    requests = [request for request in recorded_requests(requests_path(cache)) if request.key in entries]
+    requests = recorded_requests(requests_path(cache))
+    recording = bool(os.environ.get("TYPESAFE_API_KEY"))
+    if recording:
+        requests = [request for request in requests if request.key in entries]
+    else:
+        check_in_step(cache, entries, requests)
     gates = {json.dumps(request.state, sort_keys=True): entries[request.key]["answers"]["remember"]["noul"]
              for request in requests if "remember" in request.questions}
     order = [(customer, subject) for customer, teams in expected.items() for subject in teams]
@@ -92,6 +100,9 @@ def recorded_routing_calls(expected, as_memory, cache=None):
             customer=customer, subject=subject, memories=carried_memory_ids(state),
             expected=expected[customer][subject], model=request.model, state=state, questions=questions,
             response=response, p_remember=gates.get(json.dumps(memory, sort_keys=True))))
+    if not calls and not recording:
+        raise damaged(requests_path(cache), "names no routing call of a later message: the explorer has nothing to"
+                                            " show", requests_fix(requests_path(cache)))
     return sorted(calls, key=lambda call: order.index((call.customer, call.subject)))  # stable: first sent first
 
 
@@ -211,7 +222,7 @@ def chart_png(call):
 
 
 EXPLORERS_MADE = itertools.count(1)  # in this kernel: each explorer's model id must be its own
-NOTHING_RECORDED = f"No recorded routing calls: there is no {REQUESTS_NAME} beside the cache in use."
+NOTHING_RECORDED = "No recorded routing call of a later message in the cache yet."
 
 
 def memory_explorer(calls):

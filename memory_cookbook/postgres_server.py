@@ -57,10 +57,14 @@ def process_alive(pid, started):
 
 
 def read_marker(folder):
+    """The marker's fields, or None when there is none or it is damaged (not JSON, or not the fields a server wrote)."""
     try:
-        return json.loads((Path(folder) / MARKER).read_text())
+        marker = json.loads((Path(folder) / MARKER).read_text())
     except (OSError, ValueError):
         return None
+    whole = (isinstance(marker, dict) and isinstance(marker.get("owner_pid"), int)
+             and isinstance(marker.get("owner_started"), (int, float)) and isinstance(marker.get("made_folder"), bool))
+    return marker if whole else None
 
 
 def server_running_in(folder):
@@ -120,8 +124,8 @@ class EmbeddedServer:
         if marker is None:
             if any(self.folder.iterdir()):
                 raise ServerFolderError(
-                    f"{self.folder} holds files that are not a memory_cookbook server's (no {MARKER} in it), and"
-                    " the server would write among them: give memory_database a new or empty folder instead.")
+                    f"{self.folder} holds files that are not a memory_cookbook server's (no intact {MARKER} in"
+                    " it), and the server would write among them: give memory_database a new or empty folder instead.")
             return False, False
         owner = marker["owner_pid"], marker["owner_started"]
         if server_running_in(self.folder) and owner != this_process() and process_alive(*owner):

@@ -1,14 +1,15 @@
 """The published run's requests, as scripts/record_cache.py wrote them into recorded_requests.json beside the cache
 they were recorded into, each with a digest of the answer recorded for it: read by the explanation of a miss, the
 check of the cache's answers, the memory explorer, the playground links and the recording. Hand-written, tested in
-tests/test_replay.py and tests/test_damaged_files.py."""
+tests/test_replay.py, tests/test_damaged_files.py and tests/test_requests_file.py."""
 
 import hashlib
 import json
 from pathlib import Path
 from typing import NamedTuple
 
-from memory_cookbook.checked_files import read_recorded_requests
+from memory_cookbook.checked_files import damaged, read_recorded_requests, requests_fix
+from memory_cookbook.jev_request import describe_call
 
 REQUESTS_NAME = "recorded_requests.json"
 
@@ -31,9 +32,29 @@ def requests_path(cache):
     return Path(cache).with_name(REQUESTS_NAME)
 
 
-def recorded_requests(path):
-    """The published run's requests (RecordedRequest), in order of first use; none when there is no such file (a
-    cache of your own). Read afresh at each call (32 requests): a re-recorded file is seen at once."""
-    if not Path(path).exists():
+def recorded_requests(path, missing_ok=False):
+    """The published run's requests (RecordedRequest), in order of first use. A missing or damaged file is a
+    DamagedFile naming it and the fix; with `missing_ok` a missing file is no requests (the cache's digest check: a
+    cache recorded live into a new file has none). Read afresh at each call (32 requests): a re-recorded file is seen
+    at once."""
+    if missing_ok and not Path(path).exists():
         return ()
     return tuple(RecordedRequest(**request) for request in read_recorded_requests(path))
+
+
+def check_in_step(cache, entries, requests):
+    """`requests` (read from beside `cache`) are the ones `cache` was recorded with: each has its answer in `entries`
+    (the cache's), and it is the answer recorded. Else a DamagedFile naming the requests file, the first request out of
+    step, and the fix."""
+    path = requests_path(cache)
+    unanswered = [request for request in requests if request.key not in entries]
+    edited = [request for request in requests if request.key in entries
+              and answer_digest(entries[request.key]) != request.answer_sha256]
+    if unanswered:
+        first = describe_call(unanswered[0].state, unanswered[0].questions)
+        raise damaged(path, f"is out of step with the cache {cache}, which has no answer to {len(unanswered)} of its"
+                            f" {len(requests)} requests (the first: {first})", requests_fix(path))
+    if edited:
+        first = describe_call(edited[0].state, edited[0].questions)
+        raise damaged(path, f"is out of step with the cache {cache}: the cache's answer to {first} is not the one it"
+                            " recorded", requests_fix(path))

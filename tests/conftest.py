@@ -1,6 +1,8 @@
 """Shared test helpers and fixtures: the lesson offline with nothing remembered, jevcompat's fake Jev, a copy of the
 repository to run in, the readers' run of every notebook, and what a playground link or a notebook's outputs hold."""
 
+import collections
+import functools
 import itertools
 import json
 import os
@@ -78,7 +80,13 @@ def unseen_state(module, ticket_id="T-999"):
 
 def link_share(link):
     """What a playground link carries: its LZString-compressed JSON, decoded."""
-    return json.loads(LZString.decompressFromEncodedURIComponent(link.split("#share/", 1)[1].rstrip(")")))
+    return json.loads(decompressed(link.split("#share/", 1)[1].rstrip(")")))
+
+
+@functools.cache
+def decompressed(share):
+    """LZString's decoding of a link's share (pure Python: decoded once per session, the tests read each link often)."""
+    return LZString.decompressFromEncodedURIComponent(share)
 
 
 def decoded_link(link):
@@ -314,13 +322,40 @@ def reads_the_readers_run(item):
     return "readers_run" in getattr(item, "fixturenames", ())
 
 
+def built_site(out):
+    """The pages, built into `out` in this process, counting each template's compilations and the diagrams drawn
+    (not read committed): SimpleNamespace(out, compiled, drawn)."""
+    import jinja2
+    from cookbook_tools import pages
+
+    compiled, drawn = collections.Counter(), []
+    compile_template, draw_diagram = jinja2.Environment.compile, pages.draw_diagram
+
+    def counted_compile(environment, source, name=None, *args, **kwargs):
+        compiled[name] += 1
+        return compile_template(environment, source, name, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jinja2.Environment, "compile", counted_compile)
+        patch.setattr(pages, "draw_diagram", lambda source: drawn.append(source) or draw_diagram(source))
+        pages.mermaid_svg.cache_clear()
+        pages.build(out)
+    pages.mermaid_svg.cache_clear()
+    return SimpleNamespace(out=out, compiled=compiled, drawn=drawn)
+
+
 def pytest_collection_finish(session):
     if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
         session.config.readers_run = ReadersRun()
         session.config.readers_run.begin()
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
-        session.config.kit_install = KitInstall()
+        # The pages once a session: built here, before the kit's check starts, which copies them into its kit; the
+        # page tests (tests/test_docs.py's site_build) read the same build.
+        folder = Path(tempfile.mkdtemp(prefix="cookbook-site-"))
+        session.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+        session.config.site_build = built_site(folder / "site")
+        session.config.kit_install = KitInstall(site=session.config.site_build.out)
         session.config.add_cleanup(session.config.kit_install.cleanup)
         session.config.kit_install.start()
 

@@ -24,8 +24,9 @@ class KitInstall(threading.Thread):
     would (pip --no-index, with no pip configuration and no reachable proxy: nothing can come from elsewhere), then
     execute a notebook of the kit with that venv's jupyter. `steps` records each command's result."""
 
-    def __init__(self):
+    def __init__(self, site=None):
         super().__init__(daemon=True)
+        self.site = site  # pages built already, copied into the kit (the session builds them once)
         self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
         self.kit, self.executed = self.folder / "kit", self.folder / "executed"
         self.environment = self.offline_environment()  # made in the main thread, before any test changes os.environ
@@ -62,7 +63,7 @@ class KitInstall(threading.Thread):
                                        kwargs=offline)
         making_venv.start()
         built = self.step("build", [sys.executable, str(ROOT / "scripts" / "classroom_kit.py"), "--out",
-                                    str(self.kit)])
+                                    str(self.kit), *(["--site", str(self.site)] if self.site else [])])
         making_venv.join()
         self.steps.sort(key=lambda step: step.name != "build")  # build, then venv, as a student meets them
         offline["cwd"] = self.kit

@@ -47,7 +47,7 @@ def test_a_waiting_writer_proceeds_once_the_lock_is_released_and_keeps_what_was_
     writer = threading.Thread(target=cache_file.MergingWrite(Recorder(), cache).write_text, args=('{"b": 2}',))
     with lock_file(cache):
         writer.start()
-        writer.join(timeout=0.5)  # with the lock held it can never finish: no timing decides a pass
+        writer.join(timeout=0.1)  # with the lock held it can never finish: no timing decides a pass
         assert writer.is_alive() and cache.read_text() == "{}"
         cache.write_text('{"a": 1}')  # what the lock's holder recorded
     writer.join(timeout=60)

@@ -37,6 +37,18 @@ def test_other_memories_alone_are_named_with_what_to_do(memory):
                                                 "Restart Kernel and Run All Cells"))
 
 
+def test_other_memories_and_an_edited_ticket_name_the_edit_not_only_the_memories(memory):
+    state = memory.ticket_state(memory.EARLIER[0])
+    state[memory.MEMORY_KEY] = [{"request": memory.ticket_state(memory.EARLIER[3]), "jev_answered": {}}]
+    state["ticket"]["subject"] = "Slow café"
+    lines = compared(state)
+    assert lines[:3] == ["Memories carried: recorded for T-101: none · this request: T-104.",
+                         "Edited since the recording (recorded → this request):",
+                         '  ticket.subject: "Adding an admin" → "Slow café"']
+    assert not any("Only the memories differ" in line for line in lines)
+    assert lines[-1].startswith("An edited ticket or question is a new request")
+
+
 def test_a_new_ticket_lists_the_tickets_that_were_asked_about(memory):
     state = memory.ticket_state(memory.EARLIER[0])
     state["ticket"]["id"] = "T-999"

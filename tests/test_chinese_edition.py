@@ -3,6 +3,7 @@
 The committed edition is in sync; on copies in temporary folders, the sync follows the English and the check names
 what a translator has to do."""
 
+import json
 import re
 import shutil
 
@@ -121,6 +122,27 @@ def test_changing_an_english_code_cell_then_syncing_updates_its_chinese_twin(tmp
     twin = cell_with_id(read(folder / "02_routing.zh.ipynb"), code.id)
     assert (twin.source, twin.outputs) == (code.source, code.outputs)
     assert chinese_edition.check(folder) == []
+
+
+def test_an_english_output_changed_alone_makes_the_check_name_its_twin(tmp_path):
+    folder = copy_of(tmp_path, "02_routing")
+    english = read(folder / "02_routing.ipynb")
+    code = next(cell for cell in english.cells if cell.cell_type == "code" and cell.outputs)
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="another output, the same code\n")]
+    write(english, folder / "02_routing.ipynb")
+    problems = chinese_edition.check(folder)
+    assert [problem.cell for problem in problems] == [code.id] and "outputs differ" in problems[0].what
+
+
+def test_a_cell_id_valid_only_by_its_prefix_is_named(tmp_path):
+    folder = copy_of(tmp_path, "02_routing")
+    chinese_path = folder / "02_routing.zh.ipynb"
+    chinese = json.loads(chinese_path.read_text(encoding="utf-8"))
+    cell = next(cell for cell in chinese["cells"] if cell["cell_type"] == "markdown")
+    cell["id"] = cell["id"] + "!"  # a valid id, then one character no cell id may hold
+    chinese_path.write_text(json.dumps(chinese), encoding="utf-8")
+    assert [(problem.cell, problem.what) for problem in chinese_edition.check(folder)
+            if "valid" in problem.what] == [(cell["id"], "not a valid nbformat cell id (1-64 of a-z A-Z 0-9 - _)")]
 
 
 def test_moving_an_english_cell_makes_the_check_name_the_chinese_notebook_out_of_order(tmp_path):

@@ -185,19 +185,19 @@ def test_the_static_chart_has_a_panel_per_customer_and_message_and_a_bar_per_mem
     explorer_module.plt.close(fig)
 
 
-def test_a_call_the_cache_lacks_is_not_offered(tmp_path):
+def test_while_a_recording_fills_the_cache_in_a_call_it_lacks_is_not_offered(tmp_path, monkeypatch):
     missing = next(r.key for r in REQUESTS if "team" in r.questions and r.state["ticket"]["id"] == "T-202")
     cache_path = tmp_path / "json_cache.json"
     shutil.copyfile(RECORDED_REQUESTS_FILE, tmp_path / RECORDED_REQUESTS_FILE.name)
     cache_path.write_text(json.dumps({key: value for key, value in CACHE.items() if key != missing}))
+    monkeypatch.setenv("TYPESAFE_API_KEY", "a key: a recording is filling the cache in")
     calls = recorded_routing_calls(cache=cache_path)
     assert len(calls) == 13 and not any(call.subject == "Upgrade failing" and call.memories == () and
                                         call.customer == "C-1042" for call in calls)
 
 
-def test_the_explorer_offers_nothing_when_no_requests_file_is_beside_the_cache(cache_copy, monkeypatch):
-    monkeypatch.setenv("COOKBOOK_CACHE", str(cache_copy))
-    explorer = explorer_module.memory_explorer(recorded_routing_calls())
+def test_an_explorer_with_no_call_says_so():
+    explorer = explorer_module.memory_explorer([])
     assert explorer.calls == [] and list(explorer.customer.options) == [] and list(explorer.memories.options) == []
     assert explorer_module.NOTHING_RECORDED in explorer._repr_mimebundle_()["text/plain"]
 

@@ -47,6 +47,24 @@ def test_readme_gives_the_commands_of_the_kits_systems_only():
     assert "macOS 11+ on Apple silicon (arm64), Python 3.13" in mixed and "Python 3.12 or 3.13" in mixed
 
 
+def test_pages_built_already_are_copied_into_the_kit_not_built_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(kit.pages, "build", lambda out: pytest.fail("built the pages again"))
+    built = tmp_path / "site"
+    (built / "notebooks").mkdir(parents=True)
+    (built / "index.html").write_text("<html>the pages</html>")
+    (built / "notebooks" / "01_tickets.html").write_text("<html>01</html>")
+    (tmp_path / "kit" / "site").mkdir(parents=True)
+    (tmp_path / "kit" / "site" / "stale.html").write_text("an earlier kit's page")
+    kit.place_site(tmp_path / "kit", built)
+    assert sorted(path.relative_to(tmp_path / "kit").as_posix() for path in (tmp_path / "kit").rglob("*.html")) == [
+        "site/index.html", "site/notebooks/01_tickets.html"]
+
+
+def test_a_site_folder_without_pages_stops_the_kit_naming_the_command_that_builds_them(tmp_path):
+    with pytest.raises(kit.KitError, match="holds no index.html: build the pages there with scripts/build_docs.py"):
+        kit.place_site(tmp_path / "kit", tmp_path / "empty")
+
+
 def test_platform_macos_means_both_macs_and_each_python_is_a_target():
     assert kit.targets(["windows", "macos"], ["3.11", "3.14"]) == [
         kit.Target(system, python) for system in ("windows", "macos-arm64", "macos-x86_64")

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import CACHE_FILE, RECORDED_REQUESTS_FILE, ROOT, committed_entries, configure
 from memory_cookbook import cache_file
-from memory_cookbook.checked_files import DamagedFile, read_recorded_requests, read_tickets, restore_hint
+from memory_cookbook.checked_files import DamagedFile, read_recorded_requests, read_tickets, requests_fix, restore_hint
 from memory_cookbook.recorded_requests import recorded_requests
 from memory_cookbook.stores import SqliteStore
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, TICKETS_FILE
@@ -27,6 +27,16 @@ def without(data, *path):
     for step in path[:-1]:
         inner = inner[step]
     del inner[path[-1]]
+    return copy
+
+
+def replaced(data, path, value):
+    """A deep copy of `data` with the field at `path` set to `value`."""
+    copy = json.loads(json.dumps(data))
+    inner = copy
+    for step in path[:-1]:
+        inner = inner[step]
+    inner[path[-1]] = value
     return copy
 
 
@@ -64,6 +74,11 @@ TICKET_DAMAGE = {
                                               "has no field 'C-2210' in later_ticket_ids"),
     "a later message's ticket id missing": (json.dumps(without(TICKETS, "later_ticket_ids", "C-2210", "More seats")),
                                             r"has no field 'More seats' in later_ticket_ids.C-2210"),
+    "a later ticket id that is a number": (
+        json.dumps(replaced(TICKETS, ("later_ticket_ids", "C-2210", "More seats"), 206)),
+        r"has later_ticket_ids.C-2210.More seats that is a number, not a string"),
+    "the later messages' date that is a number": (json.dumps(replaced(TICKETS, ("later_received_on",), 20260928)),
+                                                  "has the file.later_received_on that is a number, not a string"),
     "true for a message's text": (TICKETS_FILE.read_text().replace(
         '"text": "We\'d like to add 20 more seats before next quarter."', '"text": true'),
         r"has later_messages\[2\].text that is a boolean, not a string"),
@@ -73,9 +88,8 @@ TICKET_DAMAGE = {
 MAKE_UNREADABLE = {"missing": (lambda path: None, "is missing"),
                    "a folder": (lambda path: path.mkdir(), "is a folder, not a JSON file"),
                    "not UTF-8 text": (lambda path: path.write_bytes(b'["\xff\xfe"]'), "is not UTF-8 text")}
-# The checked reader of each file and what its fix adds to restoring it.
-CHECKED_READERS = {"tickets": (read_tickets, ""),
-                   "recorded requests": (read_recorded_requests, ", or write it again with scripts/record_cache.py")}
+# The checked reader of each file and how its error says to get it back.
+CHECKED_READERS = {"tickets": (read_tickets, restore_hint), "recorded requests": (read_recorded_requests, requests_fix)}
 
 
 @pytest.mark.parametrize("file, damage", [(file, damage) for file in CHECKED_READERS for damage in MAKE_UNREADABLE])
@@ -86,7 +100,7 @@ def test_a_file_that_is_missing_a_folder_or_not_text_says_so_and_how_to_get_it_b
     make(path)
     with pytest.raises(DamagedFile) as raised:
         read(path)
-    assert str(raised.value) == f"{path} {problem}: replace it with a good copy{fix}."
+    assert str(raised.value) == f"{path} {problem}: {fix(path)}."
     assert raised.value.__cause__ is None
 
 
@@ -136,10 +150,9 @@ REQUEST_DAMAGE = {
 }
 
 
-# (the reader, the file's name, what its fix says beyond restoring it, {damage: (text, what the error says is wrong)})
-READERS = {"tickets": (read_tickets, "tickets.json", "", TICKET_DAMAGE),
-           "recorded requests": (recorded_requests, "recorded_requests.json",
-                                 ", or write it again with scripts/record_cache.py", REQUEST_DAMAGE)}
+# (the reader, the file's name, how its error says to get it back, {damage: (text, what the error says is wrong)})
+READERS = {"tickets": (read_tickets, "tickets.json", restore_hint, TICKET_DAMAGE),
+           "recorded requests": (recorded_requests, "recorded_requests.json", requests_fix, REQUEST_DAMAGE)}
 
 
 @pytest.mark.parametrize("file, damage", [(file, damage) for file, (*_, damages) in READERS.items()
@@ -150,7 +163,7 @@ def test_a_damaged_file_says_which_file_what_is_wrong_and_how_to_get_it_back(tmp
     path = damaged_copy(tmp_path, name, text)
     with pytest.raises(DamagedFile, match=problem) as raised:
         read(path)
-    assert str(raised.value).startswith(str(path)) and str(raised.value).endswith(f"a good copy{fix}.")
+    assert str(raised.value).startswith(str(path)) and str(raised.value).endswith(f": {fix(path)}.")
     assert raised.value.__cause__ is None and path.read_text() == text
 
 

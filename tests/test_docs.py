@@ -3,24 +3,21 @@ notebook, titled by it, every local link and anchor resolving, nothing fetched f
 every Markdown page. The template, the renderers and the committed diagrams are tested on their own first (the quick
 loop); the whole site is built once per test session, into a temporary folder, by the slow tests."""
 
-import collections
 import html
 import re
 from urllib.parse import unquote
 import sys
-from types import SimpleNamespace
 
-import jinja2
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, built_site
 from test_published_figures import totals_line
 from memory_cookbook import folded
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 from cookbook_tools import pages as pages_module
 from cookbook_tools.pages import (CHINESE_README, DIAGRAMS, README, MarkdownPageRenderer, NotebookPage,
-                                 PageRenderer, ParsedMarkdown, SiteLinks, build, diagram_file,
+                                 PageRenderer, ParsedMarkdown, SiteLinks, diagram_file,
                                  diagram_sources, document_pages, documents, draw_diagram, first_heading,
                                  first_sentences, github_id, markdown_page_text, notebook_paths,
                                  notebook_title, site_path)
@@ -163,6 +160,19 @@ def test_the_notebook_template_loads_nothing_from_a_cdn_and_shows_a_widget_as_it
     assert "A widget as text" in page and "<style>p {}</style>" in page
 
 
+def test_a_notebook_pages_images_have_an_alt_text_and_its_inputs_and_outputs_are_focusable():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("chart()", outputs=[
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})]),
+        nbformat.v4.new_code_cell("print(1)", outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")])])
+    page, _ = NotebookPage().from_notebook_node(notebook, resources={"page_css": "", "site_links": SiteLinks(NOTEBOOK,
+                                                                                                            PAGE)})
+    images = re.findall(r"<img[^>]*>", page)
+    assert len(images) == 1 and 'alt="No description has been provided for this image"' in images[0]
+    wrappers = re.findall(r'<div class="[^"]*\b(jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*"([^>]*)>', page)
+    assert sorted(kind for kind, _ in wrappers) == ["jp-Cell-inputWrapper"] * 2 + ["jp-OutputArea-output"] * 2
+    assert all('tabindex="0"' in attributes for _, attributes in wrappers)
+
+
 @pytest.mark.slow
 def test_a_hidden_code_cell_starts_folded_on_both_pages_labelled_in_the_pages_language(site):
     for name, label in (("03_gate", "Show the code"), ("03_gate.zh", "显示代码")):
@@ -170,26 +180,13 @@ def test_a_hidden_code_cell_starts_folded_on_both_pages_labelled_in_the_pages_la
             assert page.read_text().count(f"<summary>{label}</summary>") == 1, page.name
 
 
-# The site, built once per test session (slow: about 3 s)
+# The site, built once per test session (slow: about 2 s; with --run-network before the tests start, and the
+# classroom kit's check copies these same pages into its kit)
 
 @pytest.fixture(scope="session")
-def site_build(tmp_path_factory):
-    """The site, built while counting each template's compilations and the diagrams drawn (not read committed)."""
-    out = tmp_path_factory.mktemp("site")
-    compiled, drawn = collections.Counter(), []
-    compile_template = jinja2.Environment.compile
-
-    def counted_compile(environment, source, name=None, *args, **kwargs):
-        compiled[name] += 1
-        return compile_template(environment, source, name, *args, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jinja2.Environment, "compile", counted_compile)
-        patch.setattr(pages_module, "draw_diagram", lambda source: drawn.append(source) or draw_diagram(source))
-        pages_module.mermaid_svg.cache_clear()
-        build(out)
-    pages_module.mermaid_svg.cache_clear()
-    return SimpleNamespace(out=out, compiled=compiled, drawn=drawn)
+def site_build(pytestconfig, tmp_path_factory):
+    """The site (conftest.built_site: counting each template's compilations and the diagrams drawn)."""
+    return getattr(pytestconfig, "site_build", None) or built_site(tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture

@@ -139,7 +139,10 @@ def test_a_kernel_started_in_notebooks_gets_the_committed_lesson_not_the_decoy(d
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import basic_memory\n"
                                                                          "print(basic_memory.__file__)")])
     kernel = KernelManager(kernel_name="decoy", kernel_spec_manager=DecoyKernelSpecs())
-    NotebookClient(notebook, km=kernel, timeout=60, resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    try:
+        NotebookClient(notebook, km=kernel, timeout=60, resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    finally:
+        kernel.shutdown_kernel(now=True)  # nbclient leaves a kernel it was given the manager of running
     assert notebook.cells[0].outputs[0]["text"].strip() == str(LESSON_FILE)
 
 

@@ -5,12 +5,14 @@ import json
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
 import pytest
+import tenacity.nap
 import typesafe_sdk
 from conftest import CANARY_KEY, committed_entries, configure, requests_served, unseen_state
 
-pytestmark = pytest.mark.slow  # each test starts a local HTTP server; a live call retries before it fails
+pytestmark = pytest.mark.slow  # each test starts a local HTTP server
 
 
 @pytest.fixture
@@ -71,7 +73,7 @@ class AlwaysFails(BaseHTTPRequestHandler):
 @pytest.fixture
 def failing_endpoint():
     server = ThreadingHTTPServer(("127.0.0.1", 0), AlwaysFails)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -84,6 +86,14 @@ def closed_port():
         return probe.getsockname()[1]
 
 
+@pytest.fixture
+def retry_waits(monkeypatch):
+    """The waits typesafe-sdk's retries ask tenacity for, recorded instead of slept (tenacity's own mock point)."""
+    waits = []
+    monkeypatch.setattr(tenacity.nap, "time", SimpleNamespace(sleep=waits.append))
+    return waits
+
+
 def live_error(module, monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
     configure(monkeypatch, cache_copy, key=key, endpoint=endpoint)
     before = cache_copy.read_bytes()
@@ -93,15 +103,17 @@ def live_error(module, monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
     return raised.value
 
 
-def test_a_server_error_is_the_sdks_own_and_says_what_was_asked(memory, monkeypatch, cache_copy, failing_endpoint):
+def test_a_server_error_is_the_sdks_own_after_its_retries_and_says_what_was_asked(memory, monkeypatch, cache_copy,
+                                                                                   failing_endpoint, retry_waits):
     error = live_error(memory, monkeypatch, cache_copy, failing_endpoint)
-    assert isinstance(error, typesafe_sdk.TypeSafeInternalServerError)
+    assert isinstance(error, typesafe_sdk.TypeSafeInternalServerError) and len(retry_waits) == 2
     assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
 
 
-def test_a_closed_port_is_a_connection_error_that_says_what_was_asked(memory, monkeypatch, cache_copy):
+def test_a_closed_port_is_a_connection_error_after_the_sdks_retries_that_says_what_was_asked(memory, monkeypatch,
+                                                                                              cache_copy, retry_waits):
     error = live_error(memory, monkeypatch, cache_copy, f"http://127.0.0.1:{closed_port()}")
-    assert isinstance(error, typesafe_sdk.TypeSafeAPIConnectionError)
+    assert isinstance(error, typesafe_sdk.TypeSafeAPIConnectionError) and len(retry_waits) == 2
     assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
 
 

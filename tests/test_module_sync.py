@@ -102,6 +102,26 @@ def test_an_import_and_a_definition_of_one_name_stop_the_export(tmp_path):
         module_sources([path])
 
 
+def test_two_definitions_of_one_name_stop_the_export(tmp_path):
+    path = notebook_of(tmp_path, "#| export\ndef route():\n    return 1", "#| export\nroute = 2")
+    first, second = cell_ids(path)
+    with pytest.raises(export.ExportError, match=f"'route' is bound twice, by a definition in 01_made_up.ipynb cell"
+                                                 f" {first} and by a definition in 01_made_up.ipynb cell {second}"):
+        module_sources([path])
+
+
+@pytest.mark.parametrize("marker", ["#| exports", "#| export_all", "#| exported"])
+def test_a_marker_that_only_begins_like_the_export_marker_exports_nothing(tmp_path, marker):
+    path = notebook_of(tmp_path, "#| export\nA = 1", f"{marker}\nB = 2")
+    assert "B = 2" not in "".join(module_sources([path]).values())
+
+
+def test_an_import_no_cell_of_the_module_uses_is_left_out(tmp_path):
+    path = notebook_of(tmp_path, "#| export\nimport json\nimport pickle\n\nA = json.dumps(1)")
+    source = module_sources([path])["basic_memory"]
+    assert "import json\n" in source and "pickle" not in source
+
+
 def test_a_name_two_modules_define_and_a_third_uses_stops_the_export(tmp_path):
     path = notebook_of(tmp_path, "#| export one\nVALUE = 1", "#| export two\nVALUE = 2", "#| export three\nB = VALUE")
     with pytest.raises(export.ExportError, match="three.py uses 'VALUE' .*which two modules define"):

@@ -30,6 +30,21 @@ def test_a_boolean_threshold_is_refused_though_python_counts_it_as_a_number(memo
         memory.remember_threshold()
 
 
+def test_a_nan_threshold_is_refused_though_no_comparison_with_it_is_true(memory, monkeypatch):
+    monkeypatch.setattr(memory, "REMEMBER_AT", float("nan"))
+    with pytest.raises(ValueError, match="REMEMBER_AT is a probability between 0 and 1; got nan"):
+        memory.remember_threshold()
+
+
+def test_the_published_replay_starts_from_no_memories_whatever_was_remembered_before(memory):
+    from conftest import committed_requests, run_earlier_tickets
+    from memory_cookbook.jev_request import cache_key
+
+    run_earlier_tickets(memory)  # every customer has memories now
+    calls = memory.replay_published_run()
+    assert list(dict.fromkeys(cache_key(*call) for call in calls)) == [request.key for request in committed_requests()]
+
+
 def test_start_from_refuses_an_id_that_is_not_an_earlier_ticket_before_forgetting_anything(memory):
     memory.start_from("T-101")
     with pytest.raises(ValueError, match="start_from: T-110 is not an earlier ticket; they are T-101, T-102, T-103,"

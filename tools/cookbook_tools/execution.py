@@ -34,7 +34,13 @@ def execute(notebook, allow_errors=False, folder=NOTEBOOKS, store_widget_state=F
     client = NotebookClient(notebook, km=kernel, timeout=600, record_timing=False, allow_errors=allow_errors,
                             store_widget_state=store_widget_state,
                             resources={"metadata": {"path": str(folder)}})
-    return client.execute(**({"env": env} if env is not None else {}))
+    try:
+        return client.execute(**({"env": env} if env is not None else {}))
+    finally:
+        # nbclient leaves running a kernel whose manager it was given: shut down as JupyterLab does (the kernel's
+        # atexit handlers run), not left idle until this process exits.
+        if kernel.has_kernel:
+            kernel.shutdown_kernel()
 
 
 def reported_calls(notebook):

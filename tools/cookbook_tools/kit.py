@@ -312,9 +312,17 @@ def download(wheelhouse, target, roots, index_url, report, rounds=3):
     raise KitError(f"no wheel for {target.label} satisfies: {', '.join(wanted)}")
 
 
-def build_site(out):
-    """The pages, built into out/site as scripts/build_docs.py builds them."""
-    pages.build(out / "site")
+def place_site(out, built=None):
+    """The pages in out/site: built as scripts/build_docs.py builds them, or copied from `built`, pages that
+    scripts/build_docs.py built already (not built twice)."""
+    if built is None:
+        pages.build(out / "site")
+        return
+    if not (Path(built) / "index.html").is_file():
+        raise KitError(f"--site {built} holds no index.html: build the pages there with scripts/build_docs.py --out"
+                       f" {built}, or leave --site out to build them with the kit")
+    shutil.rmtree(out / "site", ignore_errors=True)
+    shutil.copytree(built, out / "site")
 
 
 def check_out_folder(out):
@@ -335,9 +343,10 @@ def print_steps(message, transient=False):
         print(message)
 
 
-def build(out, kit_targets, index_url=PYPI, report=print_steps):
-    """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced). `report(message,
-    transient)` is told each step, and each package as pip collects it (transient=True)."""
+def build(out, kit_targets, index_url=PYPI, report=print_steps, site=None):
+    """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced), with the pages built
+    already in `site` if given. `report(message, transient)` is told each step, and each package as pip collects it
+    (transient=True)."""
     out = Path(out).resolve()
     check_out_folder(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -345,16 +354,17 @@ def build(out, kit_targets, index_url=PYPI, report=print_steps):
     wheelhouse = out / "wheels"
     shutil.rmtree(wheelhouse, ignore_errors=True)
     wheelhouse.mkdir()
-    report("copying the notebooks, data and recorded answers; building the pages while pip downloads")
+    report("copying the notebooks, data and recorded answers; "
+           + (f"copying the pages from {site}" if site else "building the pages while pip downloads"))
     copy_project(out)
     with ThreadPoolExecutor(max_workers=1) as pages_builder:  # pip works in processes of its own meanwhile
-        site = pages_builder.submit(build_site, out)
+        placed = pages_builder.submit(place_site, out, site)
         roots = requirements(out / "requirements.txt")
         build_source_only(wheelhouse, roots, index_url, report)
         for number, target in enumerate(kit_targets, 1):
             report(f"[{number}/{len(kit_targets)}] {target.label}")
             download(wheelhouse, target, roots, index_url, report)
-        site.result()  # a failed page build stops the kit too
+        placed.result()  # a failed page build stops the kit too
     return out
 
 
@@ -383,11 +393,13 @@ def classroom_kit():
     parser.add_argument("--python", nargs="+", default=[THIS_PYTHON], metavar="3.X",
                         help=f"the students' Python versions, 3.11 to 3.14 (default: this one, {THIS_PYTHON})")
     parser.add_argument("--index-url", default=PYPI, help="a mirror of PyPI to download from (default: PyPI)")
+    parser.add_argument("--site", type=Path, help="pages built already by scripts/build_docs.py --out DIR: copied"
+                                                  " into the kit instead of built again")
     arguments = parser.parse_args()
     progress = Progress()
     try:
         out = build(arguments.out, targets(arguments.platform, arguments.python), arguments.index_url,
-                        report=progress)
+                    report=progress, site=arguments.site)
     except KitError as error:
         sys.exit(f"\nclassroom_kit: {error}")
     progress(f"built {out} ({folder_size(out) / 1e6:.0f} MB): copy it to the laptops; {out / 'README.txt'} says "

@@ -1,9 +1,12 @@
 """The playground links of every recorded call of the published run, as a Markdown table
 (scripts/playground_links.py)."""
 
+import sys
+
 from memory_cookbook.cache_file import cache_path, check_cache_file
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, ticket_id
-from memory_cookbook.recorded_requests import recorded_requests, requests_path
+from memory_cookbook.checked_files import DamagedFile
+from memory_cookbook.recorded_requests import check_in_step, recorded_requests, requests_path
 
 
 def answers_in_brief(answers):
@@ -13,9 +16,12 @@ def answers_in_brief(answers):
 
 
 def rows():
-    """Read from the cache file, never asked: a request it lacks stops the script (KeyError) rather than going live."""
+    """Read from the cache file, never asked: the requests file beside it, missing, damaged or out of step with it,
+    is a DamagedFile before any row."""
     entries = check_cache_file(cache_path())
-    for number, request in enumerate(recorded_requests(requests_path(cache_path())), 1):
+    requests = recorded_requests(requests_path(cache_path()))
+    check_in_step(cache_path(), entries, requests)
+    for number, request in enumerate(requests, 1):
         state, questions = request.state, request.questions
         answers = entries[request.key]["answers"]
         yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",
@@ -23,8 +29,12 @@ def rows():
 
 
 def playground_links():
+    try:
+        table = list(rows())
+    except DamagedFile as error:
+        sys.exit(f"playground_links: {error}")
     print("| # | ticket | question | memories carried | Jev's answer | playground |")
     print("|---|---|---|---|---|---|")
-    for row in rows():
+    for row in table:
         print("| " + " | ".join(map(str, row)) + " |")
 

@@ -1,0 +1,160 @@
+"""The budget check (scripts/check_budgets.py, tools/cookbook_tools/budgets.py), without the minutes it measures for:
+how it counts a notebook's words and reads the teacher's guide's slots, that CPU time includes what a command left
+running, what it makes of the store benchmark's report (or its absence), its verdicts and exit status, and that
+docs/maintaining.md shows the recorded figures."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from cookbook_tools import budgets
+from cookbook_tools.budgets import Figure
+from cookbook_tools.paths import ROOT
+
+
+def test_words_are_counted_outside_code_and_html_tags_and_need_a_letter_or_digit():
+    markdown = textwrap.dedent("""\
+        Run `pytest -m "not slow"` — see [the guide](../docs/maintaining.md#the-suite), 2.5 s.
+
+        ```bash
+        .venv/bin/python -m pytest
+        ```
+
+        <details><summary>Show the answer</summary>| yes | — |</details>""")
+    # Run, see, the, guide, 2.5, s.; Show, the, answer, yes
+    assert budgets.prose_words(markdown) == 10
+
+
+def test_the_guides_lesson_table_gives_each_lesson_notebook_its_reading_minutes():
+    rate, slots = budgets.reading_slots((ROOT / "docs" / "teaching.md").read_text())
+    assert rate == 130
+    assert list(slots) == ["01_tickets.ipynb", "02_routing.ipynb", "03_gate.ipynb", "04_wrapper.ipynb",
+                           "05_probe_sequence.ipynb", "06_final_comparison.ipynb"]
+    assert all(0 < minutes < 10 for minutes in slots.values())
+
+
+def test_a_guide_without_its_lesson_table_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="docs/teaching.md: no lesson table of reading minutes"):
+        budgets.reading_slots("A guide with no table.")
+
+
+@pytest.mark.parametrize("figure, over", [
+    (Figure("suite", 60.1, "s", 60), True), (Figure("suite", 60, "s", 60), False),
+    (Figure("writers", 0.69, "×", 0.7, at_most=False), True), (Figure("writers", 0.7, "×", 0.7, at_most=False), False),
+    (Figure("store", None, "×", 1.5, note=budgets.NO_STORE_JSON), False)])
+def test_a_figure_is_over_only_past_its_budget_and_a_missing_one_is_not(figure, over):
+    assert figure.over is over
+
+
+BURN = "import time\nstarted = time.process_time()\nwhile time.process_time() - started < 0.3:\n    pass\n"
+LEAVE_AN_ORPHAN = "import subprocess, sys\nsubprocess.Popen([sys.executable, sys.argv[1]], start_new_session=True)\n"
+# The command exits at once; the orphan it leaves burns 0.3 s of CPU after it (as a kernel shuts down a moment after
+# the suite that started it).
+MEASURE = """import sys
+from cookbook_tools import budgets
+budgets.adopt_orphans()
+run = budgets.timed(f"{sys.executable} leave_an_orphan.py burn.py", sys.argv[1])
+print(run.cpu, run.left_running)
+"""
+
+
+@pytest.mark.slow  # three Python processes, one of them importing the tools: about a second
+def test_the_cpu_time_counts_the_orphans_a_command_leaves(tmp_path):
+    (tmp_path / "burn.py").write_text(BURN)
+    (tmp_path / "leave_an_orphan.py").write_text(LEAVE_AN_ORPHAN)
+    # in a process of its own: the test session must not become every orphan's reaper
+    measured = subprocess.run([sys.executable, "-c", MEASURE, str(tmp_path)], capture_output=True, text=True,
+                              check=True)
+    cpu, left_running = measured.stdout.split()
+    assert float(cpu) >= 0.25 and left_running == "0"
+
+
+def fake_bench(tmp_path, script):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "bench_store.py").write_text(script)
+    return budgets.store_figures(tmp_path, sys.executable, tmp_path / "bench.json")
+
+
+def test_a_bench_store_without_json_output_is_said_not_measured(tmp_path):
+    figures = fake_bench(tmp_path, "import argparse\nargparse.ArgumentParser().add_argument('--sizes')\n"
+                                   "argparse.ArgumentParser().parse_args()\n")
+    assert [(figure.name, figure.value, figure.note) for figure in figures] == [
+        (f"store: {name}", None, "bench_store.py has no --json yet") for name in budgets.STORE_AIMS]
+
+
+def test_the_store_ratios_are_read_from_the_benchmarks_json(tmp_path):
+    report = {"sizes": {"10000": {"recall_p50_ratio": 1.234, "save_p50_ratio": 1.6, "eight_writers_ratio": 0.65,
+                                  "recall_p50_us": {"store": 1, "floor": 1}}}}
+    figures = fake_bench(tmp_path, textwrap.dedent(f"""\
+        import argparse, json, pathlib
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--sizes", nargs="+")
+        parser.add_argument("--json", type=pathlib.Path)
+        arguments = parser.parse_args()
+        assert arguments.sizes == ["10000"]
+        arguments.json.write_text(json.dumps({report!r}))
+        """))
+    assert [(figure.name, figure.value, figure.over) for figure in figures] == [
+        ("store: recall_p50_ratio", 1.23, False), ("store: save_p50_ratio", 1.6, True),
+        ("store: eight_writers_ratio", 0.65, True)]
+
+
+def checked(monkeypatch, figures, capsys):
+    monkeypatch.setattr(budgets, "measure", lambda folder, network, store: (figures, {"setup": 30.0,
+                                                                                      "commit": "abc1234"}))
+    status = budgets.main([])
+    return status, capsys.readouterr().out
+
+
+def test_the_check_exits_1_naming_each_figure_over_budget(monkeypatch, capsys):
+    status, out = checked(monkeypatch, [Figure("the offline suite (pytest)", 61.0, "s", 60.0),
+                                        Figure("the pages (scripts/build_docs.py)", 1.5, "s", 5.0)], capsys)
+    assert status == 1
+    assert "over budget: the offline suite (pytest): 61 s, budget 60 s" in out and "pages (scripts" not in \
+        out.split("over budget:")[1]
+    assert "| the offline suite (pytest) | 61 s | ≤ 60 s |" in out
+
+
+def test_the_check_passes_when_every_figure_is_within_and_says_what_it_did_not_measure(monkeypatch, capsys):
+    status, out = checked(monkeypatch, [Figure("the pages (scripts/build_docs.py)", 1.5, "s", 5.0),
+                                        Figure("store: save_p50_ratio", None, "×", 1.5,
+                                               note=budgets.NO_STORE_JSON)], capsys)
+    assert status == 0
+    assert "not measured: store: save_p50_ratio (bench_store.py has no --json yet)" in out
+
+
+def test_a_failed_suite_fails_the_check_whatever_its_time(monkeypatch, capsys):
+    run = budgets.Run(wall=12.0, cpu=20.0, returncode=1, output="...\n1 failed, 700 passed in 12.0s\n")
+    status, out = checked(monkeypatch, [budgets.seconds_figure("the offline suite (pytest)", run)], capsys)
+    assert status == 1 and "failed: the offline suite (pytest): CPU 20.0 s; FAILED (exit 1): 1 failed" in out
+
+
+def test_recording_writes_the_figures_and_the_table_between_the_markers(tmp_path):
+    record_file, maintaining = tmp_path / "figures.json", tmp_path / "maintaining.md"
+    maintaining.write_text(f"# Maintaining\n\n{budgets.TABLE_START}\nold table\n{budgets.TABLE_END}\n\nAfter.\n")
+    record_file.write_text(json.dumps({"figures": {"the pages (scripts/build_docs.py)": 2.9}}))
+    budgets.record([Figure("the pages (scripts/build_docs.py)", 1.6, "s", 5.0, note="CPU 1.5 s")],
+                   {"measured": "2026-12-03", "commit": "abc1234", "load": "0.1 / 0.2", "setup": 35.0,
+                    "machine": {"system": "Linux x86_64", "cores": 2, "cpu": "a CPU", "python": "3.11.7"}},
+                   path=record_file, maintaining=maintaining)
+    recorded = json.loads(record_file.read_text())
+    assert recorded["figures"] == {"the pages (scripts/build_docs.py)": 1.6}
+    assert recorded["previous"] == {"the pages (scripts/build_docs.py)": 2.9}
+    text = maintaining.read_text()
+    assert "old table" not in text and text.endswith(f"{budgets.TABLE_END}\n\nAfter.\n")
+    assert "| the pages (scripts/build_docs.py) | 1.6 s | ≤ 5 s | 2.9 s | ok | CPU 1.5 s |" in text
+
+
+def test_the_maintainers_guide_shows_the_recorded_figures():
+    text = budgets.MAINTAINING.read_text()
+    shown = text.split(budgets.TABLE_START, 1)[1].split(budgets.TABLE_END, 1)[0].strip()
+    assert shown == budgets.recorded_table(budgets.read_record()), "run scripts/check_budgets.py --record"
+
+
+def test_the_readmes_test_command_splits_into_its_setup_and_its_pytest():
+    setup, suite = budgets.readme_command(ROOT)
+    last_line = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert f"{setup} && {suite}" == last_line and suite.startswith(".venv/bin/python -m pytest")

@@ -1,0 +1,436 @@
+"""The figures the project promises, measured from a fresh clone (scripts/check_budgets.py): each against its budget
+and against the figure recorded last time (docs/budget_figures.json, whose table docs/maintaining.md shows).
+
+The figures: the README's test command (its pytest part, the classroom kit's download check included), the offline
+suite, the quick loop and the pages, in seconds of wall time (the CPU time of every process each started is shown
+beside it: this machine's speed drifts); each notebook's prose as minutes read aloud, against the teacher's guide's
+slot for it (docs/teaching.md gives each slot's reading minutes and the rate), and the word budgets issues 25 and
+30 set; each notebook's run in a fresh kernel against a bare kernel's; the store's benchmark ratios
+(scripts/bench_store.py --json). A benchmark, not a timed test: CI does not run it.
+"""
+
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from cookbook_tools.paths import ROOT
+from cookbook_tools.pytest_plugin import LIVE_SETTINGS
+
+RECORD_FILE = ROOT / "docs" / "budget_figures.json"
+MAINTAINING = ROOT / "docs" / "maintaining.md"
+TABLE_START = "<!-- the budget table: scripts/check_budgets.py --record writes it -->"
+TABLE_END = "<!-- end of the budget table -->"
+CI_SCRIPT = ".ci/run"  # its last line is the README's test command, word for word (tests/test_documents.py)
+SUITE_PART = " && .venv/bin/python -m pytest"  # where the README's command turns from setting up to testing
+
+# The word budgets the issues set, the latest of each: 01-06 together in 3,200 (issues 25 and 30), 04 in 600 and 09 in
+# 1,000 (issue 30), 07 and 08 no longer than when issue 25 was filed (751 and 1,101).
+WORD_BUDGETS = {"01-06": 3200, "04_wrapper.ipynb": 600, "07_memories_that_last.ipynb": 751,
+                "08_cost_and_threshold.ipynb": 1101, "09_many_app_servers.ipynb": 1000}
+# A notebook's run in a fresh kernel, in bare kernels' time (a bare kernel: start, one empty cell, stop), measured side
+# by side, so that the machine's drift cancels out; 09 starts a PostgreSQL server and four Python processes.
+KERNEL_RATIO_BUDGET, SERVER_NOTEBOOK_RATIO_BUDGET = 4.0, 12.0
+SERVER_NOTEBOOK = "09_many_app_servers.ipynb"
+SECONDS_BUDGETS = {"the README's test command (pytest --run-network)": 90.0, "the offline suite (pytest)": 60.0,
+                   "the quick loop (pytest -m \"not slow\")": 10.0, "the pages (scripts/build_docs.py)": 5.0}
+STORE_SIZE = "10000"
+STORE_AIMS = {"recall_p50_ratio": (1.5, True), "save_p50_ratio": (1.5, True), "eight_writers_ratio": (0.7, False)}
+NO_STORE_JSON = "bench_store.py has no --json yet"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One promised figure: its value now (None: not measured, `note` says why), its budget, and whether the budget is
+    a most (or a least)."""
+
+    name: str
+    value: float | None
+    unit: str
+    budget: float
+    at_most: bool = True
+    note: str = ""
+
+    @property
+    def over(self):
+        return self.value is not None and (self.value > self.budget if self.at_most else self.value < self.budget)
+
+
+# Words
+
+FENCED_CODE = re.compile(r"^(```|~~~)[^\n]*\n.*?^\1[^\n]*$", re.S | re.M)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+HTML_TAG = re.compile(r"<[^>\n]+>")
+WORD = re.compile(r"[^\W_]")  # a word holds a letter or a digit
+
+
+def prose_words(markdown):
+    """The words of Markdown as issue 25 counted them: outside code fences, inline code and HTML tags, each with a
+    letter or a digit (a link is its text's words: its target has no space)."""
+    for pattern in (FENCED_CODE, INLINE_CODE, HTML_TAG):
+        markdown = pattern.sub(" ", markdown)
+    return sum(1 for token in markdown.split() if WORD.search(token))
+
+
+def notebook_words(path):
+    return sum(prose_words(cell.source) for cell in nbformat.read(path, as_version=4).cells
+               if cell.cell_type == "markdown")
+
+
+SLOT_ROW = re.compile(r"^\| [\d-]+ \| \[[^\]]*\]\(\.\./notebooks/(?P<notebook>\d\d_\w+\.ipynb)\) \|"
+                      r" (?P<read>\d+(?:\.\d+)?) \+", re.M)
+READING_RATE = re.compile(r"about (?P<rate>\d+) words a minute")
+
+
+def reading_slots(guide_text):
+    """(words a minute, {notebook: minutes of reading aloud}) from the teacher's guide's lesson table."""
+    rate = READING_RATE.search(guide_text)
+    slots = {match["notebook"]: float(match["read"]) for match in SLOT_ROW.finditer(guide_text)}
+    if not rate or not slots:
+        raise ValueError("docs/teaching.md: no lesson table of reading minutes, or no 'about N words a minute': the"
+                         " budget check reads both there (tools/cookbook_tools/budgets.py, SLOT_ROW and READING_RATE)")
+    return int(rate["rate"]), slots
+
+
+def word_figures(root):
+    """Each notebook of the guide's lesson read aloud, in minutes (to a tenth), against its slot; 01-06 together, 04,
+    07, 08 and 09 in words, against the issues' budgets (WORD_BUDGETS)."""
+    rate, slots = reading_slots((root / "docs" / "teaching.md").read_text())
+    words = {path.name: notebook_words(path) for path in sorted((root / "notebooks").glob("0[1-9]_*.ipynb"))
+             if not path.name.endswith(".zh.ipynb")}
+    figures = [Figure(f"{name}: read aloud", round(words[name] / rate, 1), "min", minutes,
+                      note=f"{words[name]} words at {rate} a minute") for name, minutes in slots.items()]
+    lesson = sum(count for name, count in words.items() if name[:2] <= "06")
+    figures.append(Figure("01-06: prose", lesson, "words", WORD_BUDGETS["01-06"]))
+    figures += [Figure(f"{name}: prose", words[name], "words", budget)
+                for name, budget in WORD_BUDGETS.items() if name in words]
+    return figures
+
+
+# Time: wall and the CPU of every process a command started
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+ORPHANS_WAIT = 30  # seconds a command's leftover processes get to exit before its CPU time is taken
+
+
+def adopt_orphans():
+    """Make this process the reaper of its descendants' orphans (Linux): a daemon a command leaves (a database
+    server) is then waited for here, and its CPU time counted."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def reap_orphans(wait=0.0):
+    """Wait for the orphans adopt_orphans made ours, at most `wait` seconds for those still running (a kernel exits
+    a moment after its parent): how many are left running then."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if pid == 0:
+            if time.monotonic() >= deadline:
+                return len([entry for entry in Path("/proc").glob("[0-9]*") if parent_of(entry) == os.getpid()])
+            time.sleep(0.05)
+
+
+def parent_of(process):
+    try:
+        return int((process / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float
+    returncode: int
+    output: str  # stdout, then stderr
+    stdout: str = ""
+    left_running: int = 0  # processes it started that still ran ORPHANS_WAIT seconds after it exited
+
+
+def quiet_environment():
+    """This environment without a developer's live settings (a key, another cache or database): what is measured is
+    the committed, offline cookbook."""
+    return {name: value for name, value in os.environ.items() if name not in LIVE_SETTINGS}
+
+
+def timed(command, cwd):
+    """Run a shell command: its wall time, the CPU time of it and everything it started, its exit status and output."""
+    reap_orphans()
+    # Output into files, not pipes: a pipe would keep the command "running" until every process it left (a kernel
+    # shutting down) closed its copy, and a terminal's user has their prompt back when the command itself exits.
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        cpu_before, started = children_cpu(), time.monotonic()
+        process = subprocess.run(command, shell=True, cwd=cwd, env=quiet_environment(), stdout=stdout, stderr=stderr,
+                                 text=True)
+        wall = time.monotonic() - started
+        left = reap_orphans(wait=ORPHANS_WAIT)  # their CPU time is the command's
+        out, err = (file.seek(0) or file.read() for file in (stdout, stderr))
+    return Run(wall, children_cpu() - cpu_before, process.returncode, out + err, out, left)
+
+
+def readme_command(root):
+    """(the setup part, the pytest part) of the README's test command, as .ci/run runs it."""
+    command = (root / CI_SCRIPT).read_text().strip().splitlines()[-1]
+    setup, _, suite = command.partition(SUITE_PART)
+    if not suite:
+        raise ValueError(f"{CI_SCRIPT}: its last line has no '{SUITE_PART.strip()}': the budget check splits the"
+                         " README's test command there")
+    return setup, SUITE_PART.removeprefix(" && ") + suite
+
+
+def seconds_figure(name, run):
+    passed = "" if run.returncode == 0 else f"; FAILED (exit {run.returncode}): {last_line(run.output)}"
+    left = f"; {run.left_running} processes it started still running {ORPHANS_WAIT} s after it" \
+        if run.left_running else ""
+    return Figure(name, round(run.wall, 1), "s", SECONDS_BUDGETS[name], note=f"CPU {run.cpu:.1f} s{left}{passed}")
+
+
+def last_line(output):
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+KERNEL_TIMES = """
+import json, sys, time
+import nbformat
+from cookbook_tools.execution import execute
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS
+
+def seconds(notebook):
+    started = time.monotonic()
+    execute(notebook)
+    return time.monotonic() - started
+
+bare = lambda: nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])
+times = {"bare": sorted(seconds(bare()) for _ in range(3))[1]}
+times |= {path.name: seconds(nbformat.read(path, as_version=4)) for path in ENGLISH_NOTEBOOKS}
+print(json.dumps(times))
+"""
+
+
+def kernel_figures(clone, python):
+    """Each English notebook run once in a fresh kernel, in bare kernels' time (the median of three)."""
+    run = timed(f"{shlex.quote(python)} -c {shlex.quote(KERNEL_TIMES)}", clone)
+    if run.returncode:
+        raise RuntimeError(f"running the notebooks in {clone} failed:\n{run.output[-3000:]}")
+    times = json.loads(run.stdout.strip().splitlines()[-1])
+    bare = times.pop("bare")
+    return [Figure(f"{name}: run / a bare kernel", round(seconds / bare, 1), "×",
+                   SERVER_NOTEBOOK_RATIO_BUDGET if name == SERVER_NOTEBOOK else KERNEL_RATIO_BUDGET,
+                   note=f"{seconds:.2f} s against {bare:.2f} s") for name, seconds in times.items()]
+
+
+def store_figures(clone, python, report_file):
+    """The store's benchmark ratios at 10,000 memories, from scripts/bench_store.py --json; not measured (and said
+    why) when the script has no --json."""
+    script = Path(clone) / "scripts" / "bench_store.py"
+    helped = subprocess.run([python, str(script), "--help"], cwd=clone, env=quiet_environment(), capture_output=True,
+                            text=True)
+    if "--json" not in helped.stdout:
+        return [Figure(f"store: {name}", None, "×", aim, at_most, NO_STORE_JSON)
+                for name, (aim, at_most) in STORE_AIMS.items()]
+    run = timed(f"{shlex.quote(python)} {shlex.quote(str(script))} --sizes {STORE_SIZE} --json"
+                f" {shlex.quote(str(report_file))}", clone)
+    if run.returncode:
+        raise RuntimeError(f"scripts/bench_store.py failed:\n{run.output[-3000:]}")
+    return store_ratios(json.loads(Path(report_file).read_text()))
+
+
+def store_ratios(report):
+    measured = report["sizes"][STORE_SIZE]
+    return [Figure(f"store: {name}", round(measured[name], 2), "×", aim, at_most)
+            for name, (aim, at_most) in STORE_AIMS.items()]
+
+
+# The report
+
+def machine():
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else \
+        platform.processor()
+    return {"system": f"{platform.system()} {platform.machine()}", "cpu": model, "cores": os.cpu_count(),
+            "python": platform.python_version()}
+
+
+def verdict(figure):
+    if figure.value is None:
+        return "not measured"
+    return "OVER" if figure.over else "ok"
+
+
+def shown(value, unit):
+    if value is None:
+        return "-"
+    return f"{value:,.0f} {unit}" if unit == "words" else f"{value:g} {unit}" if unit != "×" else f"{value:g}×"
+
+
+def table(figures, recorded):
+    """The Markdown table: each figure now, its budget, the figure recorded last time, the verdict."""
+    rows = ["| figure | now | budget | last recorded | verdict | beside it |", "|---|---:|---:|---:|---|---|"]
+    for figure in figures:
+        budget = ("≤ " if figure.at_most else "≥ ") + shown(figure.budget, figure.unit)
+        last = shown(recorded.get(figure.name), figure.unit)
+        rows.append(f"| {figure.name} | {shown(figure.value, figure.unit)} | {budget} | {last} | {verdict(figure)} |"
+                    f" {figure.note} |")
+    return "\n".join(rows)
+
+
+def read_record(path=RECORD_FILE):
+    return json.loads(path.read_text()) if path.exists() else {"figures": {}}
+
+
+def record(figures, about, path=RECORD_FILE, maintaining=MAINTAINING):
+    """Write the figures as the ones recorded last time (with the ones they replace), and their table into
+    docs/maintaining.md."""
+    previous = read_record(path).get("figures", {})
+    path.write_text(json.dumps({**about, "figures": {figure.name: figure.value for figure in figures},
+                                "notes": {figure.name: figure.note for figure in figures if figure.note},
+                                "previous": previous}, indent=1, ensure_ascii=False) + "\n")
+    text = maintaining.read_text()
+    if TABLE_START not in text or TABLE_END not in text:
+        raise ValueError(f"{maintaining}: no budget table markers ({TABLE_START} ... {TABLE_END}) to write between")
+    before, rest = text.split(TABLE_START, 1)
+    after = rest.split(TABLE_END, 1)[1]
+    maintaining.write_text(f"{before}{TABLE_START}\n{recorded_table(read_record(path))}\n{TABLE_END}{after}")
+
+
+def recorded_table(recorded):
+    """The table docs/maintaining.md shows: the recorded figures, the machine, and the figures recorded before."""
+    figures = [figure_of(name, value, recorded.get("notes", {}).get(name, ""))
+               for name, value in recorded["figures"].items()]
+    about = recorded.get("machine", {})
+    return (f"Measured {recorded.get('measured', '?')} from a fresh clone of {recorded.get('commit', '?')} on"
+            f" {about.get('system', '?')}, {about.get('cores', '?')} cores ({about.get('cpu', '?')}), Python"
+            f" {about.get('python', '?')}, load average {recorded.get('load', '?')} before / after; the README's"
+            f" setup command took {recorded.get('setup', '?')} s.\n\n" + table(figures, recorded.get("previous", {})))
+
+
+def budget_of(name):
+    """(budget, unit, at most) of a figure, by its name."""
+    if name in SECONDS_BUDGETS:
+        return SECONDS_BUDGETS[name], "s", True
+    if name.endswith(": run / a bare kernel"):
+        notebook = name.split(":")[0]
+        return (SERVER_NOTEBOOK_RATIO_BUDGET if notebook == SERVER_NOTEBOOK else KERNEL_RATIO_BUDGET), "×", True
+    if name.startswith("store: "):
+        aim, at_most = STORE_AIMS[name.removeprefix("store: ")]
+        return aim, "×", at_most
+    if name.endswith(": read aloud"):
+        _, slots = reading_slots((ROOT / "docs" / "teaching.md").read_text())
+        return slots[name.split(":")[0]], "min", True
+    return WORD_BUDGETS[name.removesuffix(": prose")], "words", True
+
+
+def figure_of(name, value, note=""):
+    budget, unit, at_most = budget_of(name)
+    return Figure(name, value, unit, budget, at_most, note)
+
+
+# The check
+
+def fresh_clone(folder, source=ROOT):
+    """A fresh clone of `source`'s committed HEAD in `folder`, set up with the README's setup command."""
+    clone = Path(folder) / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(source), str(clone)], check=True)
+    setup, _ = readme_command(clone)
+    run = timed(setup, clone)
+    if run.returncode:
+        raise RuntimeError(f"the README's setup command failed in {clone}:\n{run.output[-3000:]}")
+    return clone, run
+
+
+def measure(folder, network=True, store=True, log=print):
+    """Every figure, measured in a fresh clone under `folder`."""
+    log("cloning and setting up (the README's setup command)")
+    clone, setup = fresh_clone(folder)
+    python = str(clone / ".venv" / "bin" / "python")
+    _, suite = readme_command(clone)
+    figures = []
+    runs = [("the README's test command (pytest --run-network)", suite, network),
+            ("the offline suite (pytest)", ".venv/bin/python -m pytest", True),
+            ("the quick loop (pytest -m \"not slow\")", ".venv/bin/python -m pytest -m 'not slow'", True),
+            ("the pages (scripts/build_docs.py)",
+             f".venv/bin/python scripts/build_docs.py --out {shlex.quote(str(Path(folder) / 'site'))}", True)]
+    for name, command, wanted in runs:
+        if not wanted:
+            figures.append(Figure(name, None, "s", SECONDS_BUDGETS[name], note="not asked (--no-network)"))
+            continue
+        log(f"timing {name}")
+        figures.append(seconds_figure(name, timed(command, clone)))
+        log(f"  {shown(figures[-1].value, 's')} ({figures[-1].note})")
+    log("counting the notebooks' words")
+    figures += word_figures(clone)
+    log("running each notebook in a fresh kernel, and bare kernels")
+    figures += kernel_figures(clone, python)
+    if store:
+        log("benchmarking the store (scripts/bench_store.py --sizes 10000)")
+        figures += store_figures(clone, python, Path(folder) / "bench.json")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True,
+                            text=True).stdout.strip()
+    return figures, {"setup": round(setup.wall, 1), "commit": commit}
+
+
+def uncommitted(root=ROOT):
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Measure every figure the project promises, from a fresh clone of"
+                                                 " this repository's HEAD, against its budget and the last record.")
+    parser.add_argument("--record", action="store_true",
+                        help="write these figures as the recorded ones (docs/budget_figures.json and the table in"
+                             " docs/maintaining.md)")
+    parser.add_argument("--no-network", action="store_true",
+                        help="leave out the README's test command (its classroom kit check downloads from PyPI)")
+    parser.add_argument("--no-store", action="store_true", help="leave out the store's benchmark")
+    arguments = parser.parse_args(argv)
+    if uncommitted():
+        print("note: the work tree has uncommitted changes; the fresh clone measures the last commit only")
+    adopt_orphans()
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="cookbook-budgets-") as folder:
+        figures, about = measure(Path(folder), network=not arguments.no_network, store=not arguments.no_store)
+    load = f"{load_before:.2f} / {os.getloadavg()[0]:.2f}"
+    recorded = read_record().get("figures", {})
+    print(f"\nsetup (the README's setup command): {about['setup']} s; load average before / after: {load}\n")
+    print(table(figures, recorded))
+    if arguments.record:
+        record(figures, {"measured": datetime.date.today().isoformat(), "commit": about["commit"], "load": load,
+                         "setup": about["setup"], "machine": machine()})
+        print(f"\nrecorded in {RECORD_FILE.relative_to(ROOT)} and {MAINTAINING.relative_to(ROOT)}")
+    over = [figure for figure in figures if figure.over]
+    failed = [figure for figure in figures if "FAILED" in figure.note]
+    missing = [figure for figure in figures if figure.value is None]
+    if missing:
+        print("\nnot measured: " + "; ".join(f"{figure.name} ({figure.note})" for figure in missing))
+    if over or failed:
+        print("\nover budget: " + "; ".join(f"{figure.name}: {shown(figure.value, figure.unit)}, budget"
+                                            f" {shown(figure.budget, figure.unit)}" for figure in over)
+              + ("".join(f"\nfailed: {figure.name}: {figure.note}" for figure in failed)))
+        return 1
+    print("\nevery figure measured is within its budget")
+    return 0
