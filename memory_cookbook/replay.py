@@ -8,7 +8,7 @@ import contextlib
 import json
 import os
 
-from memory_cookbook import ledger
+from memory_cookbook.answer_sources import ANSWER_SOURCES
 from memory_cookbook.cache_file import cache_path, open_cache
 from memory_cookbook.cache_miss import CacheMiss, explain_miss
 from memory_cookbook.jev_request import describe_call
@@ -21,10 +21,10 @@ OFFLINE_BLOCKS = 0  # how many offline() blocks are running: a miss inside one s
 def call_jev(model, state_json, questions_json):
     """Jev's answer (a SystemOneResponse as JSON) to one request: replayed from the cache file, or asked live and
     recorded when TYPESAFE_API_KEY is set. Offline, a request the cache lacks raises CacheMiss. Whether it was live
-    is added to ledger.ANSWER_SOURCES, where the ledger reads it."""
+    is added to ANSWER_SOURCES, where the ledger reads it."""
     live_before = len(LIVE_CALLS)
     answer = open_cache(cache_path())(_system_one)(model, state_json, questions_json)
-    ledger.ANSWER_SOURCES.append("live" if len(LIVE_CALLS) > live_before else "replay")
+    ANSWER_SOURCES.append("live" if len(LIVE_CALLS) > live_before else "replay")
     return answer
 
 

@@ -18,7 +18,7 @@ def ledger_table(entries):
         return "; ".join(" ".join(f"{value:.2f}" if isinstance(value, float) else str(value) for value in a.values())
                          for a in entry["answer"].values())
     return markdown_table(["customer", "ticket", "memories sent", "answer", "P(remember)", "REMEMBER_AT", "saved",
-                           "input tokens", "source"],
+                           "input tokens"],
                           [(e["customer"], e["ticket"], ", ".join(e["memories_sent"]) or "-", answers(e),
                             f"{e['p_remember']:.2f}", e.get("remember_at", "-"), "yes" if e["saved"] else "no",
-                            e["input_tokens"], e["source"]) for e in entries])
+                            e["input_tokens"]) for e in entries])

@@ -131,14 +131,13 @@ def memory(monkeypatch):
     """basic_memory offline over the committed cache, with no memories, calls or ledger entries; restored afterwards.
     The logs are emptied in place: the other generated modules hold the same lists."""
     import basic_memory
-    from memory_cookbook import ledger
-    from memory_cookbook import replay
+    from memory_cookbook import answer_sources, ledger, replay
 
     configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
     monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
     monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore(basic_memory.MEMORIES))  # as published
-    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER, ledger.ANSWER_SOURCES)]
+    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
     for log, _ in saved:
         log.clear()
     yield basic_memory

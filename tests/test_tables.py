@@ -14,6 +14,6 @@ def test_ledger_table_shows_a_dash_for_no_memories_two_decimals_and_yes_or_no():
     saved = entry | {"memories_sent": ["T-0", "T-9"], "remember_at": 0.05, "saved": True}
     logged_before_thresholds = {key: value for key, value in entry.items() if key != "remember_at"}
     assert ledger_table([entry, saved, logged_before_thresholds]).data.splitlines()[2:] == [
-        "| C-1 | T-1 | - | billing 0.98 | 0.07 | 0.5 | no | 600 | replay |",
-        "| C-1 | T-1 | T-0, T-9 | billing 0.98 | 0.07 | 0.05 | yes | 600 | replay |",
-        "| C-1 | T-1 | - | billing 0.98 | 0.07 | - | no | 600 | replay |"]
+        "| C-1 | T-1 | - | billing 0.98 | 0.07 | 0.5 | no | 600 |",
+        "| C-1 | T-1 | T-0, T-9 | billing 0.98 | 0.07 | 0.05 | yes | 600 |",
+        "| C-1 | T-1 | - | billing 0.98 | 0.07 | - | no | 600 |"]
