@@ -134,14 +134,14 @@ def remember_probability(memory):
     return ask(memory, GATE).nouls["remember"].noul
 
 
-def remembers(probability):
-    """The gate's rule: remember at P(remember) >= REMEMBER_AT."""
-    return probability >= REMEMBER_AT
-
-
 def remember_threshold():
     """REMEMBER_AT as set now, or a ValueError if it is not a probability (a number from 0 to 1)."""
     return checked_threshold(REMEMBER_AT)
+
+
+def remembers(probability):
+    """The gate's rule: remember at P(remember) >= REMEMBER_AT."""
+    return probability >= remember_threshold()
 
 
 def verdict(probability):
