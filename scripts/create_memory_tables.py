@@ -17,7 +17,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schema", default="memory_cookbook")
     parser.add_argument("--grant", metavar="ROLE",
-                        help="give this role USAGE, SELECT, INSERT, DELETE and EXECUTE on note_for_erasure")
+                        help="give this role USAGE on the schema and its sequences, SELECT, INSERT and DELETE on"
+                             " memories and ledger, and EXECUTE on recall_memories, save_memory, log_entry and"
+                             " note_for_erasure")
     parser.add_argument("--erase-forgotten", action="store_true", help="only rewrite the partitions forgetting noted")
     args = parser.parse_args()
     url = os.environ.get(DATABASE_URL_VARIABLE) or sys.exit(f"set {DATABASE_URL_VARIABLE} to the owner's URL")
