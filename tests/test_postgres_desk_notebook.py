@@ -1,10 +1,12 @@
 """Notebook 09 run on a support desk's own server, as docs/own_postgres_server.md describes, leaves the desk's store
 as it found it: the desk's owner made its tables with create_memory_tables and holds memories, ledger entries and a
-note to erase of its own customers; 09 runs top to bottom with the owner's URL alone, then again with the app role's
-URL too. Afterwards every relation of the desk's schema is there with the same files, rights and policies, its rows
-are byte-identical, and nothing 09 made is left. One kernel per run, on the session's server (slow: seconds)."""
+note to erase of its own customers; 09 runs top to bottom with the owner's URL alone and, at the same time and in a
+lesson schema of its own, with the app role's URL too. Afterwards every relation of the desk's schema is there with
+the same files, rights and policies, its rows are byte-identical, and nothing 09 made is left. One kernel per run, on
+the session's server (slow: seconds)."""
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import psycopg
@@ -64,7 +66,7 @@ def desk(postgres_server, app_role_url):
         yield url
     finally:
         with psycopg.connect(url, autocommit=True) as db:
-            for schema in (DESK_SCHEMA, LESSON_SCHEMA):  # and whatever a failed run left
+            for schema in (DESK_SCHEMA, LESSON_SCHEMA, OTHER_LESSON_SCHEMA):  # and whatever a failed run left
                 db.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
@@ -84,15 +86,22 @@ SEEN = "cell-31c"  # the cell that counts what the app role sees
 REFUSED = "app-role-refusals"  # the cell that shows what the app role is refused
 
 
+OTHER_LESSON_SCHEMA = "lesson_beside_the_desk"  # the second run's, named by its setting: the two run side by side
+
+
 def test_notebook_09_on_a_desks_server_leaves_the_desks_store_as_it_found_it(desk, app_role_url):
     before = desk_state(desk)
     assert len(before["rows"]["memories"]) == 5 and len(before["rows"]["to_erase"]) == 1
-    printed = run_notebook_09({DATABASE_URL_VARIABLE: desk})  # the owner's URL alone
+    with ThreadPoolExecutor(2) as runs:  # one kernel each, at once: each in a lesson schema of its own
+        owner_alone = runs.submit(run_notebook_09, {DATABASE_URL_VARIABLE: desk})
+        with_app_role = runs.submit(run_notebook_09, {DATABASE_URL_VARIABLE: desk, APP_DATABASE_URL_VARIABLE:
+                                                      app_role_url, LESSON_SCHEMA_VARIABLE: OTHER_LESSON_SCHEMA})
+        printed, printed_with_app_role = owner_alone.result(), with_app_role.result()
     assert desk_state(desk) == before
     assert printed[SEEN].startswith("skipped: no separate app role given")
     assert printed[REFUSED].startswith("skipped: no separate app role given")
     assert not any(refusal in printed[REFUSED] for refusal in REFUSALS)
     assert f"schema {LESSON_SCHEMA}, with its " in printed[CLEANUP]
-    printed = run_notebook_09({DATABASE_URL_VARIABLE: desk, APP_DATABASE_URL_VARIABLE: app_role_url})
-    assert desk_state(desk) == before
+    printed = printed_with_app_role
     assert all(refusal in printed[REFUSED] for refusal in REFUSALS) and "naming no customer: 0" in printed[SEEN]
+    assert f"schema {OTHER_LESSON_SCHEMA}, with its " in printed[CLEANUP]
