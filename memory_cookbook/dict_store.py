@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.ledger import forget_entries
+from memory_cookbook.memory_checks import checked_entry, checked_memory
 
 
 class DictStore:
@@ -18,6 +19,7 @@ class DictStore:
         return list(self.memories[customer])
 
     def save(self, customer, memory, p_remember, model):
+        checked_memory(memory)  # refused as every store refuses it
         self.memories[customer].append(memory)
 
     def forget_ticket(self, ticket):
@@ -29,4 +31,6 @@ class DictStore:
         forget_entries(customer)
 
     def log(self, entry):
-        """Nothing to do: the ledger is LEDGER itself, and a dict keeps nothing across kernels."""
+        """Nothing to keep: the ledger is LEDGER itself, and a dict keeps nothing across kernels. A wrong entry is
+        refused as every store refuses it."""
+        checked_entry(entry)

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from memory_cookbook.checked_files import opening_memory_store
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.ledger import forget_entries
+from memory_cookbook.memory_checks import checked_entry, checked_memory
 from pathlib import Path
 
 
@@ -56,8 +57,9 @@ class SqliteStore:
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer, memory, p_remember, model):
-        self.execute(INSERT_MEMORY, customer, ticket_id(memory), json.dumps(memory["request"]),
-                     json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat())
+        request, answered = checked_memory(memory)  # JSON text, or a ValueError naming what is wrong
+        self.execute(INSERT_MEMORY, customer, ticket_id(memory), request, answered, p_remember, model,
+                     datetime.now(timezone.utc).isoformat())
 
     def forget_ticket(self, ticket):
         return self.execute("DELETE FROM memories WHERE ticket_id = ?", ticket)
@@ -72,7 +74,7 @@ class SqliteStore:
 
     def log(self, entry):
         self.execute("INSERT INTO ledger (logged_at, entry) VALUES (?, ?)", datetime.now(timezone.utc).isoformat(),
-                     json.dumps(entry))
+                     checked_entry(entry))
 
     def ledger(self):
         return [json.loads(entry) for (entry,) in self.execute("SELECT entry FROM ledger ORDER BY id")]

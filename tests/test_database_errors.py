@@ -36,7 +36,8 @@ def test_a_password_is_masked_in_every_form_of_connection_string(conninfo, shown
 def test_the_password_libpq_reads_is_masked_however_it_is_written(conninfo):
     password = psycopg.conninfo.conninfo_to_dict(conninfo)["password"]
     shown = masked(conninfo)
-    assert psycopg.conninfo.conninfo_to_dict(shown) == {**psycopg.conninfo.conninfo_to_dict(conninfo), "password": "***"}
+    assert psycopg.conninfo.conninfo_to_dict(shown) == {**psycopg.conninfo.conninfo_to_dict(conninfo),
+                                                         "password": "***"}
     with pytest.raises(QueryFailed) as raised, database_errors(conninfo):
         raise psycopg.errors.QueryCanceled(f"canceling statement due to statement timeout ({password})")
     for said in (shown, str(raised.value), raised.value.database):

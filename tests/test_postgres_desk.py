@@ -44,20 +44,44 @@ def test_opening_a_schema_without_the_tables_names_the_step_that_makes_them(post
         PostgresStore(postgres_server.url, schema="never_made")
 
 
-def test_the_app_role_sees_no_row_of_a_customer_its_transaction_has_not_named(app_store, app_role_url):
+def test_the_app_role_reaches_only_the_rows_of_the_customer_a_call_names_and_no_table(app_store, app_role_url):
     app_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
     app_store.save("C-B", note("C-B", "T-2"), p_remember=0.9, model="m")
     app_store.log({"customer": "C-A", "ticket": "T-1"})
-    memories, ledger = (sql.Identifier(app_store.schema, name) for name in ("memories", "ledger"))
-    with psycopg.connect(app_role_url) as db:
-        count = sql.SQL("SELECT (SELECT count(*) FROM {}), (SELECT count(*) FROM {})").format(memories, ledger)
-        assert db.execute(count).fetchone() == (0, 0)
-        db.execute("SELECT set_config(%s, 'C-B', true)", (CUSTOMER_SETTING,))  # no WHERE: the policy alone
-        assert db.execute(sql.SQL("SELECT customer_id FROM {}").format(memories)).fetchall() == [("C-B",)]
-        db.rollback()
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # nor a partition, read by its own name
-            db.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(app_store.schema, "memories_00")))
-    assert ids(app_store, "C-A") == ["T-1"] and ids(app_store, "C-none") == []
+    with psycopg.connect(app_role_url, autocommit=True) as db:
+        for name in ("memories", "ledger", "memories_00", "to_erase"):  # no table, nor a partition by its own name
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                db.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(app_store.schema, name)))
+        recall = sql.SQL("SELECT count(*) FROM {}(%s)").format(sql.Identifier(app_store.schema, "recall_memories"))
+        counts = [db.execute(recall, (customer,)).fetchone()[0] for customer in (None, "", "C-A", "C-none")]
+        assert counts == [0, 0, 1, 0]
+    assert ids(app_store, "C-A") == ["T-1"] and ids(app_store, "C-B") == ["T-2"]
+
+
+def test_a_role_given_the_tables_sees_no_row_of_a_customer_its_transaction_has_not_named(postgres_store):
+    """Row-level security stays on the tables, for a role a desk grants them to (a report's, say)."""
+    postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    postgres_store.save("C-B", note("C-B", "T-2"), p_remember=0.9, model="m")
+    postgres_store.log({"customer": "C-A", "ticket": "T-1"})
+    memories, ledger = postgres_store.memories, postgres_store.ledger_table
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("CREATE ROLE cookbook_reports LOGIN")
+        db.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO cookbook_reports; GRANT SELECT ON {}, {} TO cookbook_reports")
+                   .format(sql.Identifier(postgres_store.schema), memories, ledger))
+    try:
+        with psycopg.connect(psycopg.conninfo.make_conninfo(postgres_store.url, user="cookbook_reports")) as db:
+            count = sql.SQL("SELECT (SELECT count(*) FROM {}), (SELECT count(*) FROM {})").format(memories, ledger)
+            assert db.execute(count).fetchone() == (0, 0)
+            db.execute("SELECT set_config(%s, 'C-B', true)", (CUSTOMER_SETTING,))  # no WHERE: the policy alone
+            assert db.execute(sql.SQL("SELECT customer_id FROM {}").format(memories)).fetchall() == [("C-B",)]
+            db.rollback()
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):  # nor a partition, read by its own name
+                db.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(postgres_store.schema,
+                                                                                    "memories_00")))
+    finally:
+        with psycopg.connect(postgres_store.url, autocommit=True) as db:
+            db.execute("DROP OWNED BY cookbook_reports")
+            db.execute("DROP ROLE cookbook_reports")
 
 
 def forget_in_a_thread(store, customer):

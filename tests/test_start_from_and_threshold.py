@@ -55,7 +55,7 @@ def test_start_from_refuses_an_id_that_is_not_an_earlier_ticket_before_forgettin
 
 def test_each_dict_store_owns_its_memories_and_the_wrappers_store_is_the_published_dict(memory):
     first, second = memory.DictStore(), memory.DictStore()
-    first.save("C-1042", {"request": {"ticket": {"id": "T-1"}}}, p_remember=1.0, model="m")
+    first.save("C-1042", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, p_remember=1.0, model="m")
     assert first.recall("C-1042") and second.recall("C-1042") == [] and memory.MEMORIES == {}
     memory.start_from("T-101")
     assert memory.STORE.memories is memory.MEMORIES and [ticket for ticket in memory.MEMORIES] == ["C-1042"]
