@@ -174,3 +174,27 @@ def test_an_id_postgresql_cannot_store_is_a_value_error_before_anything_is_writt
     with pytest.raises(ValueError, match="ticket id is 201 characters long"):
         app_store.save("C-A", note("C-A", "T" * 201), p_remember=0.9, model="m")
     assert postgres_store.saved() == []
+
+
+def test_creating_the_tables_again_while_an_app_transaction_is_open_waits_for_nothing_and_fails_no_call(postgres_store,
+                                                                                                  app_store,
+                                                                                                  app_role_url):
+    app_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+    done, failed = [], []
+    with psycopg.connect(app_role_url) as holder:  # an app server's transaction, open on the tables
+        holder.execute(app_store.calls["recall_memories"], ("C-A",)).fetchall()
+        holder.execute(app_store.calls["save_memory"], ("C-A", "T-2", "{}", "{}", 0.9, "m"))
+        again = threading.Thread(target=lambda: done.append(create_memory_tables(
+            postgres_store.url, postgres_store.schema, partitions=TEST_PARTITIONS)))
+        again.start()
+        again.join(timeout=3)
+        with PostgresStore(app_role_url, schema=app_store.schema, lock_timeout=0.5) as other:  # another app server
+            try:
+                other.save("C-A", note("C-A", "T-3"), p_remember=0.9, model="m")
+                other.recall("C-A")
+            except QueryFailed as error:
+                failed.append(error)
+        waited = again.is_alive()
+    again.join(timeout=30)
+    assert not waited, "create_memory_tables, run again, waited for an app server's transaction"
+    assert failed == [] and done == [None]

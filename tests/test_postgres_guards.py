@@ -388,3 +388,68 @@ def test_the_benchmark_refuses_a_schema_holding_rows_it_did_not_write(bench_scri
     finally:
         with psycopg.connect(url, autocommit=True) as db:
             db.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.mark.parametrize("schema", ["we$$ird", "end$$", "$body$ and $body1$"])
+def test_a_schema_name_holding_dollar_quotes_makes_a_store_that_works(postgres_server, schema):
+    create_memory_tables(postgres_server.url, schema, partitions=1)
+    try:
+        with PostgresStore(postgres_server.url, schema=schema) as store:
+            store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+            store.log({"customer": "C-A", "ticket": "T-1"})
+            assert [memory["request"]["ticket"]["id"] for memory in store.recall("C-A")] == ["T-1"]
+            assert store.forget_customer("C-A") == 1 and store.ledger() == []
+        assert erase_forgotten(postgres_server.url, schema)["rewritten"] == ["ledger_00", "memories_00"]
+    finally:
+        with psycopg.connect(postgres_server.url, autocommit=True) as db:
+            db.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def test_the_app_role_has_a_right_on_the_stores_functions_and_nothing_else_in_its_schema(postgres_store, app_store):
+    rights = postgres_store.execute(
+        "SELECT c.relname, c.relkind FROM pg_class c WHERE c.relnamespace = %s::regnamespace AND ("
+        "  has_table_privilege(%s, c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER, MAINTAIN')"
+        "  OR (c.relkind = 'S' AND has_sequence_privilege(%s, c.oid, 'USAGE, SELECT, UPDATE')))"
+        " UNION ALL SELECT p.proname, 'f' FROM pg_proc p WHERE p.pronamespace = %s::regnamespace"
+        "  AND has_function_privilege(%s, p.oid, 'EXECUTE') ORDER BY 1",
+        postgres_store.schema, APP_ROLE, APP_ROLE, postgres_store.schema, APP_ROLE)
+    assert rights == [(name, "f") for name in
+                      ("forget_customer", "forget_ticket", "log_entry", "recall_memories", "save_memory")]
+
+
+def test_an_app_role_holding_a_transaction_open_without_its_idle_limit_stalls_no_other_app_server(app_role_url,
+                                                                                                 app_store):
+    for customer in ("C-A", "C-B"):
+        app_store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    with psycopg.connect(app_role_url) as holder:  # careless, or compromised: no limit on its idle transaction
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        for mode in ("ACCESS EXCLUSIVE", "EXCLUSIVE", "SHARE ROW EXCLUSIVE", "SHARE"):  # it may lock no table
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), holder.transaction():
+                holder.execute(sql.SQL("LOCK TABLE {} IN " + mode + " MODE").format(app_store.memories))
+        for call, arguments in [("recall_memories", ("C-A",)), ("log_entry", ("C-A", "{}")),
+                                ("save_memory", ("C-A", "T-2", "{}", "{}", 0.9, "m")),
+                                ("forget_ticket", ("C-A", "T-1"))]:
+            holder.execute(app_store.calls[call], arguments)
+        with PostgresStore(app_role_url, schema=app_store.schema, lock_timeout=0.5) as other:  # another app server
+            other.save("C-A", note("C-A", "T-3"), p_remember=0.9, model="m")
+            other.log({"customer": "C-A", "ticket": "T-3"})
+            assert len(other.recall("C-A")) == 2 and len(other.recall("C-B")) == 1  # T-1 and T-3: not T-2, not yet
+            assert other.forget_ticket("T-3", "C-A") == 1 and other.forget_customer("C-B") == 1
+        holder.rollback()
+
+
+def test_erase_forgotten_reports_the_files_no_relation_names_with_the_command_that_removes_them(postgres_store,
+                                                                                               postgres_server):
+    with psycopg.connect(postgres_server.url) as db:
+        database = db.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+    left = [postgres_server.folder / "base" / str(database) / name for name in ("3999999998", "3999999998_fsm")]
+    try:
+        for path in left:  # as a crash during a rewrite leaves them
+            path.write_bytes(b"a copy of other customers' rows")
+        erased = erase_forgotten(postgres_store.url, postgres_store.schema)
+    finally:
+        for path in left:
+            path.unlink(missing_ok=True)
+    assert erased["orphan_files"] == [str(path) for path in left]
+    assert erased["remove_them"] == "rm -- " + " ".join(str(path) for path in left)
+    assert erase_forgotten(postgres_store.url, postgres_store.schema)["orphan_files"] == []
