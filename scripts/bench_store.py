@@ -42,9 +42,10 @@ import psutil
 import psycopg
 from psycopg import sql
 
-from memory_cookbook import postgres_server, postgres_store, stores
-from memory_cookbook.database_errors import DATABASE_URL_VARIABLE
-from memory_cookbook.lesson_database import APP_DATABASE_URL_VARIABLE
+from memory_cookbook.from_notebooks import postgres_store, stores
+from memory_cookbook.postgres import server as postgres_server
+from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
+from memory_cookbook.postgres.lesson_database import APP_DATABASE_URL_VARIABLE
 from memory_cookbook.locations import load_lesson
 
 basic_memory = load_lesson()  # the lesson, by its path: this script does not run in notebooks/

@@ -1,9 +1,9 @@
-"""Notebook 09's app servers as processes (memory_cookbook/app_servers.py): asking for fewer servers than run gives
-that many, and an app server's stderr stays apart from the answers on its stdout."""
+"""Notebook 09's app servers as processes (memory_cookbook/from_notebooks/app_servers.py): asking for fewer servers
+than run gives that many, and an app server's stderr stays apart from the answers on its stdout."""
 
 import pytest
 
-from memory_cookbook import app_servers
+from memory_cookbook.from_notebooks import app_servers
 
 URL = "postgresql://nobody@127.0.0.1:9/nothing"  # a closed port: nothing is ever reached
 

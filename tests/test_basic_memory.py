@@ -6,13 +6,13 @@ import os
 import subprocess
 import sys
 
-from memory_cookbook import cache_miss
+from memory_cookbook.replay import cache_miss
 from memory_cookbook import jev_request
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import CACHE_FILE, ROOT, cache_keys, run_earlier_tickets, unseen_state
 from cookbook_tools.paths import RECORDED_REQUESTS_FILE
-from memory_cookbook.ledger import answer_summary
+from memory_cookbook.from_notebooks.ledger import answer_summary
 from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
@@ -132,7 +132,7 @@ def test_cookbook_cache_names_another_cache_file(tmp_path):
     other.write_text("{}")
     (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
     env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
-    script = ("import basic_memory as b\nfrom memory_cookbook import cache_file, cache_miss\n"
+    script = ("import basic_memory as b\nfrom memory_cookbook.replay import cache_file, cache_miss\n"
               "print(cache_file.cache_path())\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
@@ -226,7 +226,7 @@ def test_the_wrapper_sends_what_the_pages_two_steps_alone_send_byte_for_byte(mem
 
 
 def test_a_miss_no_cell_catches_shows_its_message_without_a_traceback_in_ipython(tmp_path):
-    cell = ("from memory_cookbook.cache_miss import CacheMiss\n"
+    cell = ("from memory_cookbook.replay.cache_miss import CacheMiss\n"
             "def deep():\n    raise CacheMiss('No recorded answer.\\nWhat to do.')\n"
             "deep()\n")
     script = f"from IPython.core.interactiveshell import InteractiveShell\nInteractiveShell().run_cell({cell!r})\n"

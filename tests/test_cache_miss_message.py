@@ -3,7 +3,8 @@ Each was seen failing with a one-line bug planted in the code it guards."""
 
 import pytest
 
-from memory_cookbook import cache_miss, jev_request
+from memory_cookbook import jev_request
+from memory_cookbook.replay import cache_miss
 
 
 def compared(state, questions=None):

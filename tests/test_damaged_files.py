@@ -11,10 +11,10 @@ import sys
 import nbformat
 import pytest
 from conftest import CACHE_FILE, RECORDED_REQUESTS_FILE, ROOT, committed_entries, configure
-from memory_cookbook import cache_file
+from memory_cookbook.replay import cache_file
 from memory_cookbook.checked_files import DamagedFile, read_recorded_requests, read_tickets, requests_fix, restore_hint
-from memory_cookbook.recorded_requests import recorded_requests
-from memory_cookbook.stores import SqliteStore
+from memory_cookbook.replay.recorded_requests import recorded_requests
+from memory_cookbook.from_notebooks.stores import SqliteStore
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, TICKETS_FILE
 
 TICKETS = json.loads(TICKETS_FILE.read_text())

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import ROOT, built_site
 from test_published_figures import totals_line
-from memory_cookbook import folded
+from memory_cookbook.classroom import folded
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 from cookbook_tools import pages as pages_module

@@ -18,7 +18,8 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from cookbook_tools.paths import LESSON_FILE, NOTEBOOKS, PACKAGE, ROOT
 
-RUNTIME_MODULES = sorted(f"memory_cookbook.{path.stem}" for path in PACKAGE.glob("*.py") if path.stem != "__init__")
+RUNTIME_MODULES = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+                         for path in PACKAGE.rglob("*.py") if path.stem != "__init__")
 # What only the maintainers' tools use: the pages, the kit, the tests, mutation testing, and the tools themselves.
 DEV_ONLY = ("basic_memory", "cookbook_tools", "nbconvert", "jinja2", "mistune", "mermaidx", "packaging", "pytest",
             "mutmut", "nbformat", "nbclient")
@@ -51,7 +52,7 @@ def test_importing_every_runtime_module_loads_neither_the_lesson_nor_a_dev_tool_
                            "ours": sorted(set(sys.modules) - dependencies),
                            "none": sorted(name for name, module in sys.modules.items() if module is None)}}))
         """, tmp_path)  # not notebooks/: nothing there can be picked up from the folder
-    assert "memory_cookbook.postgres_store" in loaded["ours"] and "memory_cookbook.explorer" in loaded["ours"]
+    assert {"memory_cookbook.from_notebooks.postgres_store", "memory_cookbook.classroom.explorer"} <= {*loaded["ours"]}
     assert [name for name in loaded["ours"] if name.split(".")[0] in DEV_ONLY] == []
     assert [name for name in loaded["dependencies"] if name.split(".")[0] in DEV_ONLY] == ["packaging",
                                                                                            "packaging.version"]
@@ -67,7 +68,7 @@ def imported_names(path):
 
 
 def test_no_runtime_module_names_the_lesson_or_the_tools_in_an_import():
-    found = {path.name: name for path in PACKAGE.glob("*.py") for name in imported_names(path)
+    found = {path.name: name for path in PACKAGE.rglob("*.py") for name in imported_names(path)
              if name.split(".")[0] in ("basic_memory", "cookbook_tools")}
     assert found == {}
 
@@ -77,7 +78,7 @@ def test_no_tool_is_inside_the_runtime_package_and_the_project_installs_only_the
 
     assert not (PACKAGE / "tools").exists()
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert project["tool"]["setuptools"]["packages"] == ["memory_cookbook"]
+    assert {name.split(".")[0] for name in project["tool"]["setuptools"]["packages"]} == {"memory_cookbook"}
     assert "py-modules" not in project["tool"]["setuptools"]  # the lesson is not installed
 
 
@@ -88,7 +89,7 @@ def test_a_normal_install_away_from_the_checkout_refuses_clearly(tmp_path):
     shutil.copytree(PACKAGE, tmp_path / "site-packages" / "memory_cookbook")
     refused = fresh_interpreter("""
         import json
-        from memory_cookbook import cache_file
+        from memory_cookbook.replay import cache_file
         try:
             cache_file.cache_path()
         except Exception as error:

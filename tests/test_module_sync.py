@@ -63,7 +63,7 @@ def test_each_block_names_the_notebook_and_cell_it_came_from(tmp_path):
     assert f"\n# %% {relative(path, 'basic_memory')} {lesson_cell}\nA = 1\n" in sources["basic_memory"]
     assert f"\n# %% {relative(path, 'shelf')} {shelf_cell}\nB = 2\n" in sources["shelf"]
     assert "# %% 01_tickets.ipynb " in module_sources()["basic_memory"]  # the lesson sits beside the notebooks
-    assert "# %% ../notebooks/01_tickets.ipynb " in module_sources()["tables"]
+    assert "# %% ../../notebooks/01_tickets.ipynb " in module_sources()["tables"]
 
 
 def test_an_import_another_modules_cell_wrote_is_not_borrowed(tmp_path):
@@ -137,7 +137,7 @@ def test_a_runtime_module_never_imports_the_lesson(tmp_path):
 def test_a_runtime_module_imports_what_another_runtime_module_defines(tmp_path):
     path = notebook_of(tmp_path, "#| export ledger\nLEDGER = []",
                        "#| export shelf\ndef put(key):\n    LEDGER.append(key)")
-    assert "from memory_cookbook.ledger import LEDGER\n" in module_sources([path])["shelf"]
+    assert "from memory_cookbook.from_notebooks.ledger import LEDGER\n" in module_sources([path])["shelf"]
 
 
 def test_a_multi_line_parenthesised_import_is_merged_whole(tmp_path):

@@ -9,11 +9,11 @@ import runpy
 import subprocess
 import sys
 
-from memory_cookbook import cache_file
-from memory_cookbook import cache_miss, recorded_requests
+from memory_cookbook.replay import cache_file
+from memory_cookbook.replay import cache_miss, recorded_requests
 from memory_cookbook import jev_request
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import (CANARY_KEY, ROOT, cache_keys, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools import pytest_plugin
@@ -87,7 +87,7 @@ def test_an_edited_data_file_names_the_edited_text(tmp_path):
     tickets = tmp_path / "tickets.json"
     tickets.write_text((ROOT / "data" / "tickets.json").read_text().replace(SLOW_TEXT, "Dashboards crawl."))
     script = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(tickets)!r}\n"
-              "import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
+              "import basic_memory as b\nfrom memory_cookbook.replay import cache_miss\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
     env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}

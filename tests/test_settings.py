@@ -74,7 +74,7 @@ def test_the_store_set_as_07_says_receives_the_lessons_memories(memory, tmp_path
     """07's Markdown gives the line that switches the store (`... = ...`); run with a SQLite store on the right, it
     must reach the lesson's wrapper."""
     change = said_in_markdown(SQLITE_NOTEBOOK, r"[\w.]*STORE = \.\.\.")
-    from memory_cookbook.stores import SqliteStore
+    from memory_cookbook.from_notebooks.stores import SqliteStore
 
     monkeypatch.setattr(memory, "STORE", memory.STORE)  # put back after the line below replaces it
     namespace = {"basic_memory": memory, "SqliteStore": SqliteStore, "path": tmp_path / "m.sqlite"}

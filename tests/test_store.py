@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 from memory_cookbook import jev_request
-from memory_cookbook import ledger
+from memory_cookbook.from_notebooks import ledger
 import nbformat
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import ROOT, copy_of_the_repository, run_earlier_tickets
 from cookbook_tools.execution import execute
-from memory_cookbook.stores import BudgetedStore, SqliteStore
+from memory_cookbook.from_notebooks.stores import BudgetedStore, SqliteStore
 
 NOTE = {"request": {"customer": {"id": "C-A"}, "ticket": {"id": "T-1"}}, "jev_answered": {"q": "a"}}
 
@@ -144,7 +144,7 @@ def test_a_failing_statement_is_rolled_back_and_leaves_the_file_as_it_was(sqlite
 
 WRITER = """
 import sys
-from memory_cookbook import stores
+from memory_cookbook.from_notebooks import stores
 store = stores.SqliteStore(sys.argv[1])
 memory = {"request": {"customer": {"id": sys.argv[2]}, "ticket": {"id": "T-0"}}, "jev_answered": {}}
 for number in range(int(sys.argv[3])):

@@ -7,11 +7,11 @@ tests/test_cache_miss_message.py, tests/test_basic_memory.py and tests/test_requ
 import json
 import os
 
-from memory_cookbook import ledger
-from memory_cookbook.cache_file import cache_path, check_cache_file
+from memory_cookbook.from_notebooks import ledger
+from memory_cookbook.replay.cache_file import cache_path, check_cache_file
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
-from memory_cookbook.recorded_requests import recorded_requests, requests_path
+from memory_cookbook.replay.recorded_requests import recorded_requests, requests_path
 
 
 class CacheMiss(LookupError):
