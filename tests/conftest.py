@@ -128,21 +128,22 @@ def cache_copy(tmp_path):
 
 @pytest.fixture
 def memory(monkeypatch):
-    """basic_memory offline over the committed cache, with no memories, calls or ledger entries; restored afterwards.
-    The logs are emptied in place: the other generated modules hold the same lists."""
-    import basic_memory
+    """jev_memory_lesson offline over the committed cache, with no memories, calls or ledger entries; restored
+    afterwards. The logs are emptied in place: the other generated modules hold the same lists."""
+    import jev_memory_lesson
     from memory_cookbook.from_notebooks import ledger
     from memory_cookbook.replay import answer_sources
     from memory_cookbook.replay import calls as replay
 
     configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
-    monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
-    monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore(basic_memory.MEMORIES))  # as published
-    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
+    monkeypatch.setattr(jev_memory_lesson, "MEMORIES", type(jev_memory_lesson.MEMORIES)(list))
+    monkeypatch.setattr(jev_memory_lesson, "STORE",
+                        jev_memory_lesson.DictStore(jev_memory_lesson.MEMORIES))  # as published
+    saved = [(log, list(log)) for log in (jev_memory_lesson.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
     for log, _ in saved:
         log.clear()
-    yield basic_memory
+    yield jev_memory_lesson
     for log, entries in saved:
         log[:] = entries
 

@@ -23,9 +23,9 @@ LATER_SUBJECTS = [message["subject"] for message in json.loads(TICKETS_FILE.read
 
 def recorded_routing_calls(cache=None):
     """The explorer's calls as notebook 05 asks for them, with the lesson's expected teams and memory shape."""
-    import basic_memory
+    import jev_memory_lesson
 
-    return explorer_module.recorded_routing_calls(basic_memory.EXPECTED, basic_memory.as_memory, cache=cache)
+    return explorer_module.recorded_routing_calls(jev_memory_lesson.EXPECTED, jev_memory_lesson.as_memory, cache=cache)
 
 
 def test_messages_come_in_the_datas_order_whatever_order_the_run_sent_them(calls):

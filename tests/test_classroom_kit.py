@@ -167,8 +167,9 @@ def test_a_missing_requirement_is_downloaded_without_its_marker():
 
 def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     root, out = tmp_path / "repo", tmp_path / "kit"
-    for name in ["notebooks/01_tickets.ipynb", "notebooks/basic_memory.py", "notebooks/.ipynb_checkpoints/01.ipynb",
-                 "notebooks/__pycache__/basic_memory.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
+    for name in ["notebooks/01_tickets.ipynb", "notebooks/jev_memory_lesson.py",
+                 "notebooks/.ipynb_checkpoints/01.ipynb", "notebooks/__pycache__/jev_memory_lesson.pyc",
+                 "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
                  "notebooks/.git/HEAD", "memory_cookbook/replay/calls.py", "memory_cookbook/__pycache__/replay.pyc",
                  "data/tickets.json", "json_cache.json", "recorded_requests.json", "pyproject.toml", "setup.cfg",
                  "LICENSE", "memory_cookbook.egg-info/PKG-INFO", ".venv/bin/python", ".git/HEAD"]:
@@ -182,7 +183,7 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     kit.copy_project(out, root)
     assert sorted(path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()) == [
         "LICENSE", "data/tickets.json", "json_cache.json", "memory_cookbook/replay/calls.py",
-        "notebooks/01_tickets.ipynb", "notebooks/basic_memory.py", "pyproject.toml", "recorded_requests.json",
+        "notebooks/01_tickets.ipynb", "notebooks/jev_memory_lesson.py", "pyproject.toml", "recorded_requests.json",
         "requirements.txt", "setup.cfg"]
 
 

@@ -126,7 +126,7 @@ def test_the_lesson_stops_on_damaged_tickets_with_the_checked_message(tmp_path):
     damaged.parent.mkdir()
     damaged.write_text(json.dumps(without(TICKETS, "earlier_tickets", 0, "text")))
     damaged_instead = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(damaged)!r}\n"
-                       "import basic_memory")  # the lesson reads locations.TICKETS_FILE as it is imported
+                       "import jev_memory_lesson")  # the lesson reads locations.TICKETS_FILE as it is imported
     result = subprocess.run([sys.executable, "-c", damaged_instead], cwd=ROOT / "notebooks", capture_output=True,
                             text=True, timeout=60)
     last_line = result.stderr.strip().splitlines()[-1]

@@ -72,7 +72,8 @@ def test_the_markdown_renderer_points_links_at_the_markdown_pages_and_leaves_cod
 
 def test_a_link_to_a_file_beside_the_notebooks_is_kept_for_copying_and_others_are_left_as_they_are():
     links = SiteLinks(NOTEBOOK, PAGE)
-    assert links("basic_memory.py") == "basic_memory.py" and links.files == {ROOT / "notebooks" / "basic_memory.py"}
+    assert links("jev_memory_lesson.py") == "jev_memory_lesson.py"
+    assert links.files == {ROOT / "notebooks" / "jev_memory_lesson.py"}
     assert links("../tests/test_docs.py") == "../tests/test_docs.py" and links("#Setup") == "#Setup"
 
 

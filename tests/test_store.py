@@ -91,7 +91,7 @@ def test_the_wrapper_sends_the_same_requests_whatever_the_store(store, memory):
 
 @pytest.fixture
 def sqlite_memory(memory, monkeypatch, tmp_path):
-    """basic_memory, offline, with a SqliteStore in a temporary file."""
+    """jev_memory_lesson, offline, with a SqliteStore in a temporary file."""
     monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "memories.sqlite"))
     return memory
 
