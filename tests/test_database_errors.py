@@ -1,4 +1,4 @@
-"""memory_cookbook/database_errors.py: a password never shows, in any form of connection string; each psycopg error
+"""memory_cookbook/postgres/errors.py: a password never shows, in any form of connection string; each psycopg error
 becomes the DatabaseError that says what happened, with its SQLSTATE and psycopg's error as its cause; values
 PostgreSQL cannot store are refused by name. No database needed."""
 
@@ -6,9 +6,9 @@ import psycopg
 import pytest
 from psycopg_pool import PoolTimeout
 
-from memory_cookbook.database_errors import (DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed,
+from memory_cookbook.from_notebooks.postgres_store import PostgresStore
+from memory_cookbook.postgres.errors import (DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed,
                                              checked_id, checked_probability, database_errors, masked)
-from memory_cookbook.postgres_store import PostgresStore
 
 SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have
 

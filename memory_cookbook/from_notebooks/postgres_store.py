@@ -5,20 +5,20 @@ import json
 import psycopg
 import shlex
 from contextlib import contextmanager
-from memory_cookbook.database_errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
+from memory_cookbook.from_notebooks.ledger import forget_entries
+from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.memory_checks import checked_entry, checked_memory
+from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
                                              checked_probability,
                                              checked_text,
                                              database_errors,
                                              missing_tables)
-from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.ledger import forget_entries
-from memory_cookbook.memory_checks import checked_entry, checked_memory
-from memory_cookbook.pooled_connections import connection_pool, new_session, pooled, session_options
+from memory_cookbook.postgres.pool import connection_pool, new_session, pooled, session_options
 from pathlib import PurePosixPath
 from psycopg import sql
 
 
-# %% ../notebooks/09_many_app_servers.ipynb 0ce72fd9
+# %% ../../notebooks/09_many_app_servers.ipynb 0ce72fd9
 PARTITIONS = 32  # hash partitions of each table, by customer: erasing one customer rewrites 1/32 of a table
 CUSTOMER_SETTING = "memory_cookbook.customer"  # whose rows this transaction may see (row-level security)
 FUNCTIONS = {"recall_memories": 1, "save_memory": 6, "log_entry": 2, "forget_ticket": 2, "forget_customer": 1}
@@ -187,7 +187,7 @@ def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
                                                                sql.Literal(version)))
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-13b
+# %% ../../notebooks/09_many_app_servers.ipynb cell-13b
 GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
 REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {role};
@@ -207,7 +207,7 @@ def grant_row_rights(url, role, schema="memory_cookbook"):
         db.execute(sql.SQL(GRANTS).format(schema=sql.Identifier(schema), role=sql.Identifier(role)))
 
 
-# %% ../notebooks/09_many_app_servers.ipynb c016f4f1
+# %% ../../notebooks/09_many_app_servers.ipynb c016f4f1
 NAME_CUSTOMER = "SELECT set_config(%s, %s, true)"  # for this transaction only
 STORE_OBJECTS = """
 SELECT (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
@@ -350,7 +350,7 @@ class PostgresStore:
         self.lent.close()
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-14c
+# %% ../../notebooks/09_many_app_servers.ipynb cell-14c
 # The guide's query (docs/own_postgres_server.md): the files of this database's folder that no relation names.
 ORPHAN_FILES = """
 SELECT current_setting('data_directory'), oid, ARRAY(
