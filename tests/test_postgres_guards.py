@@ -5,7 +5,6 @@ without limit; a pooled connection keeps no customer; the tables refuse a row wi
 the server closed the pool's connections succeeds; the connection limit and a row-level-security refusal say what they
 are. On the session's server (slow: it takes seconds to start)."""
 
-import importlib.util
 import re
 import threading
 
@@ -362,32 +361,6 @@ def test_creating_the_tables_again_keeps_every_row_and_file(postgres_store):
     before = file_nodes(postgres_store), postgres_store.saved(), postgres_store.ledger()
     create_memory_tables(postgres_store.url, postgres_store.schema, partitions=TEST_PARTITIONS)
     assert (file_nodes(postgres_store), postgres_store.saved(), postgres_store.ledger()) == before
-
-
-@pytest.fixture
-def bench_script():
-    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "scripts" / "bench_store.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
-
-
-def test_the_benchmark_refuses_a_schema_holding_rows_it_did_not_write(bench_script, postgres_server):
-    url = postgres_server.url
-    schema = bench_script.claimed_schema(url, 10)  # its own: made, marked
-    create_memory_tables(url, schema, partitions=1)
-    try:
-        with PostgresStore(url, schema=schema) as store:
-            store.save("C-1", note("C-1", "T-1"), p_remember=0.9, model=bench_script.MODEL)
-            assert bench_script.claimed_schema(url, 10) == schema  # only its rows: made anew
-            create_memory_tables(url, schema, partitions=1)
-            store.save("C-1", note("C-1", "T-1"), p_remember=0.9, model="a desk's")
-            with pytest.raises(bench_script.ForeignSchema, match="holds what this benchmark did not write"):
-                bench_script.claimed_schema(url, 10)
-            assert [model for *_, model in store.saved()] == ["a desk's"]
-    finally:
-        with psycopg.connect(url, autocommit=True) as db:
-            db.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
 @pytest.mark.parametrize("schema", ["we$$ird", "end$$", "$body$ and $body1$"])

@@ -351,25 +351,29 @@ class PostgresStore:
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb cell-14c
-# The guide's query (docs/own_postgres_server.md): the files of this database's folder that no relation names.
+# The guide's query (docs/own_postgres_server.md): the files of this database's folder that no relation names, here
+# only those that hold bytes (the emptied file a rewrite leaves of its old copy waits for the next checkpoint).
 ORPHAN_FILES = """
 SELECT current_setting('data_directory'), oid, ARRAY(
     SELECT file FROM pg_ls_dir('base/' || oid) AS file WHERE file ~ '^[0-9]+(_fsm|_vm|_init)?(\\.[0-9]+)?$'
     AND substring(file FROM '^[0-9]+')::oid NOT IN (
         SELECT pg_relation_filenode(c.oid) FROM pg_class c WHERE pg_relation_filenode(c.oid) IS NOT NULL)
+    AND (pg_stat_file('base/' || oid || '/' || file, true)).size > 0
     ORDER BY 1)
 FROM pg_database WHERE datname = current_database()
 """
 
 
 def orphan_files(db):
-    """(the files of the database's folder that no relation names, after a checkpoint, which removes the emptied
-    files of tables dropped since the last one; the guide's command that removes them, the server stopped): the
-    copies a rewrite killed midway leaves, or, while another session creates or rewrites a table, its new files.
-    (None, None) when the role may not look (it takes a superuser)."""
+    """(the files of the database's folder that no relation names and that hold bytes, the guide's command that
+    removes them once the server is stopped): the copies a rewrite killed midway leaves, or, while another session
+    creates or rewrites a table, its new files. Looked for again after a checkpoint, as the guide does, when there are
+    any. (None, None) when the role may not look (it takes a superuser)."""
     try:
-        db.execute("CHECKPOINT")
         folder, database, files = db.execute(ORPHAN_FILES).fetchone()
+        if files:
+            db.execute("CHECKPOINT")
+            folder, database, files = db.execute(ORPHAN_FILES).fetchone()
     except psycopg.errors.InsufficientPrivilege:
         return None, None
     paths = [str(PurePosixPath(folder, "base", str(database), file)) for file in files]
