@@ -73,6 +73,7 @@ def test_a_password_psycopg_repeats_is_masked_in_the_message_too():
     (psycopg.errors.InsufficientPrivilege("permission denied for table memories"), QueryFailed, "42501"),
     (psycopg.errors.TooManyConnections("too many connections for role"), DatabaseRefused, "53300"),
     (psycopg.OperationalError('FATAL: too many connections for role "app"'), DatabaseRefused, None),
+    (psycopg.OperationalError("connection failed: FATAL:  sorry, too many clients already"), DatabaseRefused, None),
     (psycopg.errors.IdleInTransactionSessionTimeout("terminating connection due to idle-in-transaction timeout"),
      QueryFailed, "25P03"),
     (psycopg.ProgrammingError("only '%s', '%b', '%t' are allowed as placeholders, got '%''"), QueryFailed, None),

@@ -102,6 +102,9 @@ def test_a_forget_waits_for_no_reader_and_an_erase_locks_one_partition_only(post
     elsewhere = [customer for customer in customers[1:] if postgres_store.execute(
         sql.SQL("SELECT tableoid::regclass::text FROM {} WHERE customer_id = %s").format(postgres_store.memories),
         customer)[0][0] != partition]
+    for customer in elsewhere[8:14]:  # past the five custom plans after which PostgreSQL may switch to a generic one
+        app_store.forget_ticket("T-1", customer)
+        app_store.forget_customer(customer)
     recalled = []
     with psycopg.connect(postgres_store.url) as eraser:  # as erase_forgotten holds it while rewriting the partition
         eraser.execute(f"LOCK TABLE {partition} IN ACCESS EXCLUSIVE MODE")
@@ -110,6 +113,11 @@ def test_a_forget_waits_for_no_reader_and_an_erase_locks_one_partition_only(post
         recalls.start()
         recalls.join(timeout=3)
         assert not recalls.is_alive(), "a recall in another partition waited for the partition being rewritten"
+        assert forget_in_a_thread(app_store, elsewhere[14]), "a forget in another partition waited for it too"
+        forget = threading.Thread(target=app_store.forget_ticket, args=("T-1", elsewhere[15]))
+        forget.start()
+        forget.join(timeout=3)
+        assert not forget.is_alive(), "forget_ticket in another partition waited for the partition being rewritten"
     assert recalled == [["T-1"]] * 8
 
 

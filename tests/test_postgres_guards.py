@@ -426,3 +426,19 @@ def test_erase_forgotten_reports_the_files_no_relation_names_with_the_command_th
     assert erased["orphan_files"] == [str(path) for path in left]
     assert erased["remove_them"] == "rm -- " + " ".join(str(path) for path in left)
     assert erase_forgotten(postgres_store.url, postgres_store.schema)["orphan_files"] == []
+
+
+@pytest.mark.parametrize("customer", [None, "", 1042, "C-\x00"], ids=["None", "empty", "a number", "a NUL"])
+def test_recall_refuses_an_id_no_customer_can_have_naming_it(app_store, customer):
+    with pytest.raises(ValueError, match="customer must be a non-empty string|customer holds a NUL character"):
+        app_store.recall(customer)
+
+
+@pytest.mark.parametrize("store", ["postgres_store", "app_store"], ids=["the owner", "the app role"])
+def test_forget_ticket_for_one_customer_leaves_another_customers_memory_of_the_same_ticket(request, postgres_store,
+                                                                                           store):
+    store = request.getfixturevalue(store)
+    for customer in ("C-A", "C-B"):
+        store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    assert store.forget_ticket("T-1", "C-A") == 1
+    assert [customer for customer, *_ in postgres_store.saved()] == ["C-B"]
