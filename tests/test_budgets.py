@@ -19,7 +19,8 @@ from cookbook_tools.paths import ROOT
 
 def test_words_read_aloud_include_inline_code_ids_and_numbers_but_no_fence_tag_or_link_target():
     markdown = textwrap.dedent("""\
-        Run `pytest -m "not slow"` — see [the guide](../docs/maintaining.md#the-suite): T-101 at 0.91, `REMEMBER_AT = 0.5`.
+        Run `pytest -m "not slow"` — see [the guide](../docs/maintaining.md#the-suite):
+        T-101 at 0.91, `REMEMBER_AT = 0.5`.
 
         ```bash
         .venv/bin/python -m pytest
@@ -123,7 +124,8 @@ def test_the_cpu_time_counts_the_orphans_a_command_leaves(tmp_path):
 # send requests, write another cache, or run 09 and the benchmark on the developer's database).
 LIVE = {"TYPESAFE_API_KEY": "a-live-key", "COOKBOOK_CACHE": "/elsewhere/cache.json",
         "COOKBOOK_DATABASE_URL": "postgresql://desk@db.example/desk"}
-SEEN = "import json, os, sys\nwith open(sys.argv[1], 'a') as seen:\n    seen.write(json.dumps(sorted(os.environ)) + '\\n')\n"
+SEEN = ("import json, os, sys\nwith open(sys.argv[1], 'a') as seen:\n"
+        "    seen.write(json.dumps(sorted(os.environ)) + '\\n')\n")
 FAKE_PYTHON = "#!/bin/sh\n{python} -c \"$SEEN\" {seen}\necho '{{\"bare\": 1.0, \"09_many_app_servers.ipynb\": 2.0}}'\n"
 FAKE_BENCH = SEEN.replace("sys.argv[1]", "{seen!r}") + """
 if "--help" in sys.argv:

@@ -293,8 +293,8 @@ def test_rewrapping_an_english_paragraph_changes_nothing_and_a_new_one_is_named_
     pairs = copy_of_documents(tmp_path)
     english, _ = pairs[1]  # docs/teaching.md, docs/teaching.zh.md
     before = chinese_documents.check(pairs)
-    english.write_text(english.read_text().replace("## The lesson\n\n", "## The lesson\n\nA new paragraph.\n\n")
-                       .replace("A lesson plan for notebooks 01 to 06, for", "A lesson plan for notebooks 01 to 06,\nfor"))
+    text = english.read_text().replace("## The lesson\n\n", "## The lesson\n\nA new paragraph.\n\n")
+    english.write_text(text.replace("notebooks 01 to 06, for a class", "notebooks 01 to 06,\nfor a class"))
     [problem] = [problem for problem in chinese_documents.check(pairs) if problem not in before]
     assert "('A new paragraph.') has no translation" in problem.what
     assert chinese_documents.marker_line([chinese_documents.paragraph_digest("A new paragraph.")]) in problem.what

@@ -155,8 +155,8 @@ def chinese_reading_rate(guide_text):
     """字 a minute, from the Chinese teacher's guide ("每分钟约 230 字")."""
     rate = CHINESE_READING_RATE.search(guide_text)
     if not rate:
-        raise ValueError("docs/teaching.zh.md: no '每分钟约 N 字': the budget check reads the Chinese reading rate there"
-                         " (tools/cookbook_tools/budgets.py, CHINESE_READING_RATE)")
+        raise ValueError("docs/teaching.zh.md: no '每分钟约 N 字': the budget check reads the Chinese reading rate"
+                         " there (tools/cookbook_tools/budgets.py, CHINESE_READING_RATE)")
     return int(rate["rate"])
 
 
