@@ -142,7 +142,7 @@ CHINESE_READING_RATE = re.compile(r"每分钟约 ?(?P<rate>\d+) ?字")
 
 def reading_slots(guide_text):
     """(words a minute, {notebook: minutes of reading aloud}) from the teacher's guide's tables of slots (the
-    lesson's, and the optional part's)."""
+    lesson's, and the optional parts')."""
     rate = READING_RATE.search(guide_text)
     slots = {match["notebook"]: float(match["read"]) for match in SLOT_ROW.finditer(guide_text)}
     if not rate or not slots:
