@@ -54,7 +54,8 @@ CELLS = {
     "damaged cache": 'os.environ["COOKBOOK_CACHE"] = "{folder}/cut_short/json_cache.json"\n'
                      'ask(later_state("C-1042", "Slow dashboards"), ROUTE)',
     "missing recorded_requests.json": 'from memory_cookbook.explorer import recorded_routing_calls\n'
-                                      'recorded_routing_calls(EXPECTED, as_memory, Path("{folder}/own/json_cache.json"))',
+                                      'own_cache = Path("{folder}/own/json_cache.json")\n'
+                                      'recorded_routing_calls(EXPECTED, as_memory, own_cache)',
     "server folder": 'from memory_cookbook.postgres_server import memory_database\n'
                      'memory_database("{folder}/not_a_server")',
     "database": 'from memory_cookbook.postgres_store import PostgresStore\n'
