@@ -5,7 +5,7 @@ and log. Hand-written, tested in tests/test_store.py and tests/test_start_from_a
 from collections import defaultdict
 
 from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.ledger import forget_entries
+from memory_cookbook.from_notebooks.ledger import forget_entries
 
 
 class DictStore:

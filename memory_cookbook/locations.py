@@ -13,7 +13,7 @@ NOTEBOOKS = ROOT / "notebooks"
 CACHE_FILE = ROOT / "json_cache.json"
 RECORDED_REQUESTS_FILE = ROOT / "recorded_requests.json"
 TICKETS_FILE = ROOT / "data" / "tickets.json"
-LESSON_FILE = NOTEBOOKS / "basic_memory.py"  # the lesson module: generated, never imported by this package
+LESSON_FILE = NOTEBOOKS / "jev_memory_lesson.py"  # the lesson module: generated, never imported by this package
 
 
 class NotACheckout(ShownAsMessage, RuntimeError):
@@ -31,25 +31,25 @@ def checkout_file(path):
 
 
 def load_lesson(path=LESSON_FILE):
-    """The lesson module, `basic_memory`, loaded from `path` by its file name, for a process that did not start in
+    """The lesson module, `jev_memory_lesson`, loaded from `path` by its file name, for a process that did not start in
     notebooks/ (an app server, a tool): never an installed package of the same name that happens to come first on
     sys.path. Only the process that calls this gets the lesson; importing this package loads nothing."""
     import importlib.util
     import sys
 
     path = Path(checkout_file(Path(path))).resolve()
-    loaded = sys.modules.get("basic_memory")
+    loaded = sys.modules.get("jev_memory_lesson")
     if loaded is not None:
         if Path(getattr(loaded, "__file__", "") or "").resolve() != path:
-            raise ImportError(f"another basic_memory is already imported in this process ({loaded.__file__}), not"
+            raise ImportError(f"another jev_memory_lesson is already imported in this process ({loaded.__file__}), not"
                               f" the cookbook's lesson {path}")
         return loaded
-    spec = importlib.util.spec_from_file_location("basic_memory", path)
+    spec = importlib.util.spec_from_file_location("jev_memory_lesson", path)
     lesson = importlib.util.module_from_spec(spec)
-    sys.modules["basic_memory"] = lesson  # as an import would: code that later imports basic_memory gets this one
+    sys.modules["jev_memory_lesson"] = lesson  # as an import would: a later import of jev_memory_lesson gets this one
     try:
         spec.loader.exec_module(lesson)
     except BaseException:
-        del sys.modules["basic_memory"]
+        del sys.modules["jev_memory_lesson"]
         raise
     return lesson

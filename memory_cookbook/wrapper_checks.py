@@ -1,6 +1,6 @@
 """The checks notebook 04's wrapper and start_from make before anything is sent or forgotten, each a ValueError that
 names what is wrong and what is expected. Hand-written, tested in tests/test_start_from_and_threshold.py,
-tests/test_errors.py and tests/test_basic_memory.py."""
+tests/test_errors.py and tests/test_lesson.py."""
 
 import json
 

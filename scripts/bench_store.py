@@ -42,12 +42,13 @@ import psutil
 import psycopg
 from psycopg import sql
 
-from memory_cookbook import postgres_server, postgres_store, stores
-from memory_cookbook.database_errors import DATABASE_URL_VARIABLE
-from memory_cookbook.lesson_database import APP_DATABASE_URL_VARIABLE
+from memory_cookbook.from_notebooks import postgres_store, stores
+from memory_cookbook.postgres import server as postgres_server
+from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
+from memory_cookbook.postgres.lesson_database import APP_DATABASE_URL_VARIABLE
 from memory_cookbook.locations import load_lesson
 
-basic_memory = load_lesson()  # the lesson, by its path: this script does not run in notebooks/
+jev_memory_lesson = load_lesson()  # the lesson, by its path: this script does not run in notebooks/
 
 PER_CUSTOMER, FORGETS, MODEL, WRITERS = 20, 5, "bench", 8
 AIMS = {"recall_p50_ratio": 1.5, "save_p50_ratio": 1.5, "eight_writers_ratio": 0.7}
@@ -65,9 +66,9 @@ class ForeignSchema(SystemExit):
 
 def memory_for(customer, number):
     """A memory shaped and sized like a real one: T-101 with its routing answer, under another customer and ticket."""
-    state = basic_memory.ticket_state(basic_memory.EARLIER[0])
+    state = jev_memory_lesson.ticket_state(jev_memory_lesson.EARLIER[0])
     state["customer"]["id"], state["ticket"]["id"] = customer, f"T-{number}"
-    team = basic_memory.ROUTE["team"]
+    team = jev_memory_lesson.ROUTE["team"]
     return {"request": state, "jev_answered": {team.instructions: team.criteria["selfhosted_windows"]}}
 
 
@@ -286,7 +287,7 @@ def forget_figures(owner_url, app_url, schema, size):
 
 def other_stores(folder, size, recalls):
     """Notebook 04's dict and notebook 07's SQLite file: recall p50 (µs) at this size."""
-    dict_store = basic_memory.DictStore()
+    dict_store = jev_memory_lesson.DictStore()
     shared = memory_for("C-0", 0)  # one object for all: a dict's recall cost does not depend on the memory's size
     for number in range(size):
         dict_store.memories[customer_of(number, size)].append(shared)

@@ -10,8 +10,8 @@ import argparse
 import os
 import sys
 
-from memory_cookbook.database_errors import DATABASE_URL_VARIABLE, masked
-from memory_cookbook.postgres_store import create_memory_tables, erase_forgotten, grant_row_rights
+from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE, masked
+from memory_cookbook.from_notebooks.postgres_store import create_memory_tables, erase_forgotten, grant_row_rights
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

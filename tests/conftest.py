@@ -22,7 +22,7 @@ from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECOR
 from jevcompat.mock import MockConfig, Running
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
-from memory_cookbook import recorded_requests
+from memory_cookbook.replay import recorded_requests
 from cookbook_tools.pytest_plugin import network_asked
 
 matplotlib.use("Agg")  # charts drawn in tests are never shown
@@ -128,19 +128,22 @@ def cache_copy(tmp_path):
 
 @pytest.fixture
 def memory(monkeypatch):
-    """basic_memory offline over the committed cache, with no memories, calls or ledger entries; restored afterwards.
-    The logs are emptied in place: the other generated modules hold the same lists."""
-    import basic_memory
-    from memory_cookbook import answer_sources, ledger, replay
+    """jev_memory_lesson offline over the committed cache, with no memories, calls or ledger entries; restored
+    afterwards. The logs are emptied in place: the other generated modules hold the same lists."""
+    import jev_memory_lesson
+    from memory_cookbook.from_notebooks import ledger
+    from memory_cookbook.replay import answer_sources
+    from memory_cookbook.replay import calls as replay
 
     configure(monkeypatch)
     monkeypatch.setattr(replay, "LIVE_CALLS", [])
-    monkeypatch.setattr(basic_memory, "MEMORIES", type(basic_memory.MEMORIES)(list))
-    monkeypatch.setattr(basic_memory, "STORE", basic_memory.DictStore(basic_memory.MEMORIES))  # as published
-    saved = [(log, list(log)) for log in (basic_memory.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
+    monkeypatch.setattr(jev_memory_lesson, "MEMORIES", type(jev_memory_lesson.MEMORIES)(list))
+    monkeypatch.setattr(jev_memory_lesson, "STORE",
+                        jev_memory_lesson.DictStore(jev_memory_lesson.MEMORIES))  # as published
+    saved = [(log, list(log)) for log in (jev_memory_lesson.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
     for log, _ in saved:
         log.clear()
-    yield basic_memory
+    yield jev_memory_lesson
     for log, entries in saved:
         log[:] = entries
 
@@ -159,7 +162,7 @@ def postgres_server():
     folder removed when the run ends, failed tests or not, and no process of it may be left. Its folder is not under
     pytest's temporary folder: as root the server runs as another user, and every pytest run (other sessions' too)
     makes /tmp/pytest-of-root unreadable to other users."""
-    from memory_cookbook.postgres_server import EmbeddedServer
+    from memory_cookbook.postgres.server import EmbeddedServer
 
     folder = Path(tempfile.mkdtemp(prefix="cookbook-postgres-"))
     try:
@@ -196,7 +199,7 @@ TEST_PARTITIONS = 4  # fewer than the store's 32: each test's schema is made in 
 @pytest.fixture
 def postgres_store(postgres_server):
     """A PostgresStore on the session's server, as its owner, in a schema of its own (dropped afterwards)."""
-    from memory_cookbook.postgres_store import PostgresStore, create_memory_tables
+    from memory_cookbook.from_notebooks.postgres_store import PostgresStore, create_memory_tables
 
     schema = f"test_{next(SCHEMAS)}"
     create_memory_tables(postgres_server.url, schema, partitions=TEST_PARTITIONS)
@@ -225,7 +228,7 @@ def app_role_url(postgres_server):
 @pytest.fixture
 def app_store(postgres_store, app_role_url):
     """A PostgresStore on postgres_store's schema, as the app role, given the row rights grant_row_rights gives."""
-    from memory_cookbook.postgres_store import PostgresStore, grant_row_rights
+    from memory_cookbook.from_notebooks.postgres_store import PostgresStore, grant_row_rights
 
     grant_row_rights(postgres_store.url, APP_ROLE, postgres_store.schema)
     with PostgresStore(app_role_url, schema=postgres_store.schema) as store:

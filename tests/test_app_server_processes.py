@@ -1,9 +1,9 @@
-"""Notebook 09's app servers as processes (memory_cookbook/app_servers.py): asking for fewer servers than run gives
-that many, and an app server's stderr stays apart from the answers on its stdout."""
+"""Notebook 09's app servers as processes (memory_cookbook/from_notebooks/app_servers.py): asking for fewer servers
+than run gives that many, and an app server's stderr stays apart from the answers on its stdout."""
 
 import pytest
 
-from memory_cookbook import app_servers
+from memory_cookbook.from_notebooks import app_servers
 
 URL = "postgresql://nobody@127.0.0.1:9/nothing"  # a closed port: nothing is ever reached
 
@@ -47,7 +47,7 @@ def test_asking_for_fewer_app_servers_gives_that_many_and_stops_the_others(fake_
 
 @pytest.mark.slow  # an app server process (it imports psycopg and the lesson)
 def test_an_app_servers_stderr_is_not_read_as_an_answer(tmp_path):
-    lesson = tmp_path / "basic_memory.py"  # chatty on stderr, then the server's store fails to connect
+    lesson = tmp_path / "jev_memory_lesson.py"  # chatty on stderr, then the server's store fails to connect
     lesson.write_text("import sys\nprint('a warning, not an answer', file=sys.stderr, flush=True)\n")
     app = app_servers.AppServer(URL, lesson_file=lesson)
     try:

@@ -7,7 +7,7 @@ import threading
 import pytest
 from filelock import FileLock, Timeout
 
-from memory_cookbook import cache_file
+from memory_cookbook.replay import cache_file
 
 
 def lock_file(cache):

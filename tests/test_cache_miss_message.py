@@ -5,14 +5,15 @@ import json
 
 import pytest
 
-from memory_cookbook import cache_miss, jev_request
+from memory_cookbook import jev_request
+from memory_cookbook.replay import cache_miss
 
 
 def compared(state, questions=None):
     from conftest import committed_requests
-    import basic_memory
+    import jev_memory_lesson
 
-    wire = jev_request.questions_wire(questions or basic_memory.ROUTE)
+    wire = jev_request.questions_wire(questions or jev_memory_lesson.ROUTE)
     return cache_miss.compared_with_recorded("jev-1.13.0", state, wire, committed_requests())
 
 
@@ -35,7 +36,7 @@ def test_other_memories_alone_are_named_with_what_to_do(memory):
     state[memory.MEMORY_KEY] = [{"request": memory.ticket_state(memory.EARLIER[3]), "jev_answered": {}}]
     lines = compared(state)
     assert lines[0] == "Memories carried: recorded for T-101: none · this request: T-104." and len(lines) == 2
-    assert all(cause in lines[1] for cause in ("basic_memory.REMEMBER_AT", "ran out of order or twice",
+    assert all(cause in lines[1] for cause in ("jev_memory_lesson.REMEMBER_AT", "ran out of order or twice",
                                                 "Restart Kernel and Run All Cells"))
 
 

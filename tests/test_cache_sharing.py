@@ -1,7 +1,7 @@
 """Two recorders of one cache file (memory_cookbook/cache_file.SharedJsonCache): what one wrote is, after the other's
 next write merges it in, a hit for the other too: it is replayed, not asked again."""
 
-from memory_cookbook.cache_file import SharedJsonCache
+from memory_cookbook.replay.cache_file import SharedJsonCache
 
 
 def test_answers_another_recorder_merged_in_are_hits_here_too(tmp_path):

@@ -1,10 +1,10 @@
-"""An app server's stderr is read as it comes (memory_cookbook/child_process.py): a child that writes more than a
-pipe holds never blocks on it, and its last words are there when it stops."""
+"""An app server's stderr is read as it comes (memory_cookbook/postgres/child_process.py): a child that writes more
+than a pipe holds never blocks on it, and its last words are there when it stops."""
 
 import subprocess
 import sys
 
-from memory_cookbook.child_process import StderrReader
+from memory_cookbook.postgres.child_process import StderrReader
 
 CHATTY = "import sys\nfor n in range(20000):\n    print(f'line {n}', file=sys.stderr)\nprint('done', flush=True)"
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from test_published_figures import totals_line
 
-from memory_cookbook import folded
+from memory_cookbook.classroom import folded
 from cookbook_tools import chinese_edition
 from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS
 

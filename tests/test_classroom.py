@@ -1,5 +1,6 @@
-"""memory_cookbook/folded.py and explorer.py: a Try it answer's output stays folded, and the memory explorer offers
-exactly the recorded routing calls of the later messages, shows what Jev answered to each, and follows its dropdowns."""
+"""memory_cookbook/classroom/folded.py and explorer.py: a Try it answer's output stays folded, and the memory explorer
+offers exactly the recorded routing calls of the later messages, shows what Jev answered to each, and follows its
+dropdowns."""
 
 import json
 import shutil
@@ -8,8 +9,9 @@ import nbformat
 import pytest
 from conftest import committed_entries, decoded_link, committed_requests
 
-from memory_cookbook import explorer as explorer_module
-from memory_cookbook import folded, jev_request
+from memory_cookbook.classroom import explorer as explorer_module
+from memory_cookbook import jev_request
+from memory_cookbook.classroom import folded
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, TICKETS_FILE
 
 FOLDED = "<details><summary>Show the answer</summary>"
@@ -21,9 +23,9 @@ LATER_SUBJECTS = [message["subject"] for message in json.loads(TICKETS_FILE.read
 
 def recorded_routing_calls(cache=None):
     """The explorer's calls as notebook 05 asks for them, with the lesson's expected teams and memory shape."""
-    import basic_memory
+    import jev_memory_lesson
 
-    return explorer_module.recorded_routing_calls(basic_memory.EXPECTED, basic_memory.as_memory, cache=cache)
+    return explorer_module.recorded_routing_calls(jev_memory_lesson.EXPECTED, jev_memory_lesson.as_memory, cache=cache)
 
 
 def test_messages_come_in_the_datas_order_whatever_order_the_run_sent_them(calls):

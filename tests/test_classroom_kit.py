@@ -167,9 +167,10 @@ def test_a_missing_requirement_is_downloaded_without_its_marker():
 
 def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     root, out = tmp_path / "repo", tmp_path / "kit"
-    for name in ["notebooks/01_tickets.ipynb", "notebooks/basic_memory.py", "notebooks/.ipynb_checkpoints/01.ipynb",
-                 "notebooks/__pycache__/basic_memory.pyc", "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
-                 "notebooks/.git/HEAD", "memory_cookbook/replay.py", "memory_cookbook/__pycache__/replay.pyc",
+    for name in ["notebooks/01_tickets.ipynb", "notebooks/jev_memory_lesson.py",
+                 "notebooks/.ipynb_checkpoints/01.ipynb", "notebooks/__pycache__/jev_memory_lesson.pyc",
+                 "notebooks/memories.sqlite", "notebooks/.venv/bin/python",
+                 "notebooks/.git/HEAD", "memory_cookbook/replay/calls.py", "memory_cookbook/__pycache__/replay.pyc",
                  "data/tickets.json", "json_cache.json", "recorded_requests.json", "pyproject.toml", "setup.cfg",
                  "LICENSE", "memory_cookbook.egg-info/PKG-INFO", ".venv/bin/python", ".git/HEAD"]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -181,8 +182,9 @@ def test_the_copy_leaves_out_venvs_caches_checkpoints_and_git(tmp_path):
     out.mkdir()
     kit.copy_project(out, root)
     assert sorted(path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_file()) == [
-        "LICENSE", "data/tickets.json", "json_cache.json", "memory_cookbook/replay.py", "notebooks/01_tickets.ipynb",
-        "notebooks/basic_memory.py", "pyproject.toml", "recorded_requests.json", "requirements.txt", "setup.cfg"]
+        "LICENSE", "data/tickets.json", "json_cache.json", "memory_cookbook/replay/calls.py",
+        "notebooks/01_tickets.ipynb", "notebooks/jev_memory_lesson.py", "pyproject.toml", "recorded_requests.json",
+        "requirements.txt", "setup.cfg"]
 
 
 def test_a_folder_that_is_not_a_kit_is_never_written_into(tmp_path):
@@ -231,7 +233,7 @@ def test_the_kit_installs_every_package_the_notebooks_and_their_modules_import()
 
     sources = [cell.source for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")
                for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
-    sources += [path.read_text() for path in [*NOTEBOOKS.glob("*.py"), *PACKAGE.glob("*.py")]]
+    sources += [path.read_text() for path in [*NOTEBOOKS.glob("*.py"), *PACKAGE.rglob("*.py")]]
     providers = importlib.metadata.packages_distributions()
     imported = {name for source in sources for name in imported_top_level_names(source)}
     needed = {dist.lower() for name in imported for dist in providers.get(name, [])}

@@ -11,10 +11,10 @@ import sys
 import nbformat
 import pytest
 from conftest import CACHE_FILE, RECORDED_REQUESTS_FILE, ROOT, committed_entries, configure
-from memory_cookbook import cache_file
+from memory_cookbook.replay import cache_file
 from memory_cookbook.checked_files import DamagedFile, read_recorded_requests, read_tickets, requests_fix, restore_hint
-from memory_cookbook.recorded_requests import recorded_requests
-from memory_cookbook.stores import SqliteStore
+from memory_cookbook.replay.recorded_requests import recorded_requests
+from memory_cookbook.from_notebooks.stores import SqliteStore
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, TICKETS_FILE
 
 TICKETS = json.loads(TICKETS_FILE.read_text())
@@ -126,7 +126,7 @@ def test_the_lesson_stops_on_damaged_tickets_with_the_checked_message(tmp_path):
     damaged.parent.mkdir()
     damaged.write_text(json.dumps(without(TICKETS, "earlier_tickets", 0, "text")))
     damaged_instead = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(damaged)!r}\n"
-                       "import basic_memory")  # the lesson reads locations.TICKETS_FILE as it is imported
+                       "import jev_memory_lesson")  # the lesson reads locations.TICKETS_FILE as it is imported
     result = subprocess.run([sys.executable, "-c", damaged_instead], cwd=ROOT / "notebooks", capture_output=True,
                             text=True, timeout=60)
     last_line = result.stderr.strip().splitlines()[-1]

@@ -1,11 +1,11 @@
-"""What memory_cookbook/database_errors.py makes of what PostgreSQL says, with psycopg's own error classes and no
+"""What memory_cookbook/postgres/errors.py makes of what PostgreSQL says, with psycopg's own error classes and no
 server: a URL's password masked but not its user name; a missing database refused; a lost or failed connection
 (SQLSTATE class 08) unavailable; an id of exactly the length limit taken, one character more refused."""
 
 import psycopg
 import pytest
 
-from memory_cookbook.database_errors import (ID_MAX_LENGTH, DatabaseRefused, DatabaseUnavailable, checked_id,
+from memory_cookbook.postgres.errors import (ID_MAX_LENGTH, DatabaseRefused, DatabaseUnavailable, checked_id,
                                              masked, translated)
 
 URL = "postgresql://desk_owner:s3cret@db.example:5432/desk"

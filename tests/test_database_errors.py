@@ -1,4 +1,4 @@
-"""memory_cookbook/database_errors.py: a password never shows, in any form of connection string; each psycopg error
+"""memory_cookbook/postgres/errors.py: a password never shows, in any form of connection string; each psycopg error
 becomes the DatabaseError that says what happened, with its SQLSTATE and psycopg's error as its cause; values
 PostgreSQL cannot store are refused by name. No database needed."""
 
@@ -6,7 +6,7 @@ import psycopg
 import pytest
 from psycopg_pool import PoolTimeout
 
-from memory_cookbook.database_errors import (DatabaseRefused, DatabaseUnavailable, QueryFailed, checked_id,
+from memory_cookbook.postgres.errors import (DatabaseRefused, DatabaseUnavailable, QueryFailed, checked_id,
                                              checked_probability, database_errors, masked)
 
 SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have

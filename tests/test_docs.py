@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import ROOT, built_site
 from test_published_figures import totals_line
-from memory_cookbook import folded
+from memory_cookbook.classroom import folded
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
 
 from cookbook_tools import pages as pages_module
@@ -72,7 +72,8 @@ def test_the_markdown_renderer_points_links_at_the_markdown_pages_and_leaves_cod
 
 def test_a_link_to_a_file_beside_the_notebooks_is_kept_for_copying_and_others_are_left_as_they_are():
     links = SiteLinks(NOTEBOOK, PAGE)
-    assert links("basic_memory.py") == "basic_memory.py" and links.files == {ROOT / "notebooks" / "basic_memory.py"}
+    assert links("jev_memory_lesson.py") == "jev_memory_lesson.py"
+    assert links.files == {ROOT / "notebooks" / "jev_memory_lesson.py"}
     assert links("../tests/test_docs.py") == "../tests/test_docs.py" and links("#Setup") == "#Setup"
 
 

@@ -127,7 +127,7 @@ def test_every_section_a_guide_names_is_a_section_of_that_notebook(guide):
 
 
 def test_the_guides_grants_for_ones_own_server_are_the_ones_grant_row_rights_runs():
-    from memory_cookbook.postgres_store import GRANTS
+    from memory_cookbook.from_notebooks.postgres_store import GRANTS
 
     def grants(text):
         return sorted(" ".join(statement.split()) for statement in text.split(";") if "GRANT " in statement

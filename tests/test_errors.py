@@ -3,7 +3,7 @@ cache and the saved memories as they were."""
 
 import json
 
-from memory_cookbook import cache_file
+from memory_cookbook.replay import cache_file
 import pytest
 from conftest import CACHE_FILE, CANARY_KEY, configure
 

@@ -21,8 +21,8 @@ from memory_cookbook.shown_as_message import ShownAsMessage
 
 def runtime_exception_classes():
     """Every exception class the runtime package defines (warnings are not raised at a reader)."""
-    for path in sorted(PACKAGE.glob("*.py")):
-        module = importlib.import_module(f"memory_cookbook.{path.stem}")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = importlib.import_module(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
         for _, value in inspect.getmembers(module, inspect.isclass):
             if (value.__module__ == module.__name__ and issubclass(value, BaseException)
                     and not issubclass(value, Warning)):
@@ -45,7 +45,8 @@ def test_outside_a_kernel_the_message_and_its_notes_are_shown_at_once(monkeypatc
 
 
 # What a reader runs into, one cell each (each sets the cache it needs: COOKBOOK_CACHE is read at each call).
-LESSON = "import os\nfrom pathlib import Path\nfrom basic_memory import EXPECTED, ROUTE, as_memory, ask, later_state\n"
+LESSON = ("import os\nfrom pathlib import Path\n"
+          "from jev_memory_lesson import EXPECTED, ROUTE, as_memory, ask, later_state\n")
 CELLS = {
     "CacheMiss": 'os.environ.pop("COOKBOOK_CACHE", None)\nstate = later_state("C-2210", "More seats")\n'
                  'state["ticket"]["subject"] = "Seats"\nask(state, ROUTE)',
@@ -53,12 +54,12 @@ CELLS = {
                      'ask(later_state("C-1042", "Slow dashboards"), ROUTE)',
     "damaged cache": 'os.environ["COOKBOOK_CACHE"] = "{folder}/cut_short/json_cache.json"\n'
                      'ask(later_state("C-1042", "Slow dashboards"), ROUTE)',
-    "missing recorded_requests.json": 'from memory_cookbook.explorer import recorded_routing_calls\n'
+    "missing recorded_requests.json": 'from memory_cookbook.classroom.explorer import recorded_routing_calls\n'
                                       'own_cache = Path("{folder}/own/json_cache.json")\n'
                                       'recorded_routing_calls(EXPECTED, as_memory, own_cache)',
-    "server folder": 'from memory_cookbook.postgres_server import memory_database\n'
+    "server folder": 'from memory_cookbook.postgres.server import memory_database\n'
                      'memory_database("{folder}/not_a_server")',
-    "database": 'from memory_cookbook.postgres_store import PostgresStore\n'
+    "database": 'from memory_cookbook.from_notebooks.postgres_store import PostgresStore\n'
                 'PostgresStore("postgresql://desk:secret@127.0.0.1:1/desk", timeout=2)',
 }
 RAISED = {"CacheMiss": "CacheMiss", "missing cache": "CacheError", "damaged cache": "CacheError",

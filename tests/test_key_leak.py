@@ -6,7 +6,7 @@ import json
 import pytest
 import typesafe_sdk
 from conftest import CANARY_KEY, PLAYGROUND_LINK, configure, link_share, output_texts, run_earlier_tickets
-from memory_cookbook.stores import SqliteStore
+from memory_cookbook.from_notebooks.stores import SqliteStore
 
 pytestmark = pytest.mark.slow  # the readers' run
 

@@ -1,5 +1,5 @@
 """The layers run one way: a student's kernel loads the runtime package (memory_cookbook) without the lesson or the
-maintainers' tools, and a package named like the lesson (`basic_memory`, also the import name of PyPI's
+maintainers' tools, and a package named like the lesson (`jev_memory_lesson`, also the import name of PyPI's
 `basic-memory`) that comes first on sys.path wins nowhere: not in a kernel, the suite, a tool or an app server."""
 
 import ast
@@ -18,9 +18,10 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from cookbook_tools.paths import LESSON_FILE, NOTEBOOKS, PACKAGE, ROOT
 
-RUNTIME_MODULES = sorted(f"memory_cookbook.{path.stem}" for path in PACKAGE.glob("*.py") if path.stem != "__init__")
+RUNTIME_MODULES = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+                         for path in PACKAGE.rglob("*.py") if path.stem != "__init__")
 # What only the maintainers' tools use: the pages, the kit, the tests, mutation testing, and the tools themselves.
-DEV_ONLY = ("basic_memory", "cookbook_tools", "nbconvert", "jinja2", "mistune", "mermaidx", "packaging", "pytest",
+DEV_ONLY = ("jev_memory_lesson", "cookbook_tools", "nbconvert", "jinja2", "mistune", "mermaidx", "packaging", "pytest",
             "mutmut", "nbformat", "nbclient")
 
 
@@ -51,7 +52,7 @@ def test_importing_every_runtime_module_loads_neither_the_lesson_nor_a_dev_tool_
                            "ours": sorted(set(sys.modules) - dependencies),
                            "none": sorted(name for name, module in sys.modules.items() if module is None)}}))
         """, tmp_path)  # not notebooks/: nothing there can be picked up from the folder
-    assert "memory_cookbook.postgres_store" in loaded["ours"] and "memory_cookbook.explorer" in loaded["ours"]
+    assert {"memory_cookbook.from_notebooks.postgres_store", "memory_cookbook.classroom.explorer"} <= {*loaded["ours"]}
     assert [name for name in loaded["ours"] if name.split(".")[0] in DEV_ONLY] == []
     assert [name for name in loaded["dependencies"] if name.split(".")[0] in DEV_ONLY] == ["packaging",
                                                                                            "packaging.version"]
@@ -67,8 +68,8 @@ def imported_names(path):
 
 
 def test_no_runtime_module_names_the_lesson_or_the_tools_in_an_import():
-    found = {path.name: name for path in PACKAGE.glob("*.py") for name in imported_names(path)
-             if name.split(".")[0] in ("basic_memory", "cookbook_tools")}
+    found = {path.name: name for path in PACKAGE.rglob("*.py") for name in imported_names(path)
+             if name.split(".")[0] in ("jev_memory_lesson", "cookbook_tools")}
     assert found == {}
 
 
@@ -77,7 +78,7 @@ def test_no_tool_is_inside_the_runtime_package_and_the_project_installs_only_the
 
     assert not (PACKAGE / "tools").exists()
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert project["tool"]["setuptools"]["packages"] == ["memory_cookbook"]
+    assert {name.split(".")[0] for name in project["tool"]["setuptools"]["packages"]} == {"memory_cookbook"}
     assert "py-modules" not in project["tool"]["setuptools"]  # the lesson is not installed
 
 
@@ -88,7 +89,7 @@ def test_a_normal_install_away_from_the_checkout_refuses_clearly(tmp_path):
     shutil.copytree(PACKAGE, tmp_path / "site-packages" / "memory_cookbook")
     refused = fresh_interpreter("""
         import json
-        from memory_cookbook import cache_file
+        from memory_cookbook.replay import cache_file
         try:
             cache_file.cache_path()
         except Exception as error:
@@ -98,7 +99,7 @@ def test_a_normal_install_away_from_the_checkout_refuses_clearly(tmp_path):
     assert str(tmp_path / "site-packages" / "memory_cookbook") in refused[1]
 
 
-# A decoy lesson: a package named basic_memory installed in site-packages, as `pip install basic-memory` would. It
+# A decoy lesson: a package named jev_memory_lesson installed in site-packages, as `pip install basic-memory` would. It
 # defines none of the lesson's names, so any code that got it instead would fail.
 
 @pytest.fixture(scope="module")
@@ -114,12 +115,12 @@ def decoy_python(tmp_path_factory):
     python = folder / "bin" / "python"
     where = "import sysconfig; print(sysconfig.get_path('purelib'))"
     site_packages = Path(subprocess.check_output([python, "-c", where], text=True).strip())
-    (site_packages / "basic_memory").mkdir()
-    (site_packages / "basic_memory" / "__init__.py").write_text("DECOY = True\n")
+    (site_packages / "jev_memory_lesson").mkdir()
+    (site_packages / "jev_memory_lesson" / "__init__.py").write_text("DECOY = True\n")
     ours = next(path for path in site.getsitepackages() if Path(path).is_dir())
     (site_packages / "zz_this_environment.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
-    assert "decoy-venv" in subprocess.check_output([python, "-c", "import basic_memory; print(basic_memory.__file__)"],
-                                                    cwd=folder, text=True)
+    assert "decoy-venv" in subprocess.check_output(
+        [python, "-c", "import jev_memory_lesson; print(jev_memory_lesson.__file__)"], cwd=folder, text=True)
     return python
 
 
@@ -136,8 +137,8 @@ class DecoyKernelSpecs(KernelSpecManager):
 @pytest.mark.slow
 def test_a_kernel_started_in_notebooks_gets_the_committed_lesson_not_the_decoy(decoy_python, monkeypatch):
     monkeypatch.setattr(DecoyKernelSpecs, "python", decoy_python)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import basic_memory\n"
-                                                                         "print(basic_memory.__file__)")])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import jev_memory_lesson\n"
+                                                                         "print(jev_memory_lesson.__file__)")])
     kernel = KernelManager(kernel_name="decoy", kernel_spec_manager=DecoyKernelSpecs())
     try:
         NotebookClient(notebook, km=kernel, timeout=60, resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
@@ -149,7 +150,7 @@ def test_a_kernel_started_in_notebooks_gets_the_committed_lesson_not_the_decoy(d
 @pytest.mark.slow
 def test_the_suite_gets_the_committed_lesson_not_the_decoy(decoy_python, tmp_path):
     probe = tmp_path / "test_decoy_probe.py"  # outside the repository: the run reads pytest.ini with -c
-    probe.write_text("import basic_memory\n\n\ndef test_lesson():\n    print(basic_memory.__file__)\n")
+    probe.write_text("import jev_memory_lesson\n\n\ndef test_lesson():\n    print(jev_memory_lesson.__file__)\n")
     # pytest.ini's pythonpath is what puts notebooks/ first; its addopts (nbval, the plugin) and the installed plugins
     # are not needed here
     result = subprocess.run([decoy_python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-c",
@@ -174,11 +175,11 @@ def test_a_tool_or_app_server_process_loads_the_committed_lesson_by_its_path_not
 def test_loading_the_lesson_where_the_decoy_was_already_imported_refuses(decoy_python, tmp_path):
     refused = fresh_interpreter("""
         import json
-        import basic_memory
+        import jev_memory_lesson
         from memory_cookbook.locations import load_lesson
         try:
             load_lesson()
         except ImportError as error:
             print(json.dumps(str(error)))
         """, tmp_path, python=decoy_python)
-    assert "another basic_memory is already imported" in refused and "decoy-venv" in refused
+    assert "another jev_memory_lesson is already imported" in refused and "decoy-venv" in refused

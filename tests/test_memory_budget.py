@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from memory_cookbook.stores import BudgetedStore
+from memory_cookbook.from_notebooks.stores import BudgetedStore
 
 
 class Listed:

@@ -26,10 +26,10 @@ def test_recorded_requests_are_the_published_runs_requests(memory):
 
 def test_check_mode_fails_when_a_module_differs_from_the_notebooks(monkeypatch):
     edited = module_sources()
-    edited["basic_memory"] = edited["basic_memory"].replace("REMEMBER_AT = 0.5", "REMEMBER_AT = 0.6")
+    edited["jev_memory_lesson"] = edited["jev_memory_lesson"].replace("REMEMBER_AT = 0.5", "REMEMBER_AT = 0.6")
     monkeypatch.setattr(export, "module_sources", lambda: edited)
     monkeypatch.setattr(sys, "argv", ["export_module.py", "--check"])
-    with pytest.raises(SystemExit, match="stale: notebooks/basic_memory.py: run python scripts/export_module.py"):
+    with pytest.raises(SystemExit, match="stale: notebooks/jev_memory_lesson.py: run python scripts/export_module.py"):
         export.main()
 
 
@@ -47,7 +47,7 @@ def test_a_named_target_gets_its_own_module_with_its_own_cells_imports(tmp_path)
     path = notebook_of(tmp_path, "#| export\nimport json\n\nTABLE = {}", "#| export shelf\nimport pickle\n\n\n"
                        "def put(key):\n    return pickle.dumps(key)", "print('not exported')")
     sources = module_sources([path])
-    assert "def put" not in sources["basic_memory"] and "import pickle" not in sources["basic_memory"]
+    assert "def put" not in sources["jev_memory_lesson"] and "import pickle" not in sources["jev_memory_lesson"]
     assert "import json" not in sources["shelf"] and "import pickle\n" in sources["shelf"]
     assert "not exported" not in "".join(sources.values())
 
@@ -60,10 +60,10 @@ def relative(path, target):
 def test_each_block_names_the_notebook_and_cell_it_came_from(tmp_path):
     path = notebook_of(tmp_path, "#| export\nA = 1", "#| export shelf\nB = 2")
     sources, (lesson_cell, shelf_cell) = module_sources([path]), cell_ids(path)
-    assert f"\n# %% {relative(path, 'basic_memory')} {lesson_cell}\nA = 1\n" in sources["basic_memory"]
+    assert f"\n# %% {relative(path, 'jev_memory_lesson')} {lesson_cell}\nA = 1\n" in sources["jev_memory_lesson"]
     assert f"\n# %% {relative(path, 'shelf')} {shelf_cell}\nB = 2\n" in sources["shelf"]
-    assert "# %% 01_tickets.ipynb " in module_sources()["basic_memory"]  # the lesson sits beside the notebooks
-    assert "# %% ../notebooks/01_tickets.ipynb " in module_sources()["tables"]
+    assert "# %% 01_tickets.ipynb " in module_sources()["jev_memory_lesson"]  # the lesson sits beside the notebooks
+    assert "# %% ../../notebooks/01_tickets.ipynb " in module_sources()["tables"]
 
 
 def test_an_import_another_modules_cell_wrote_is_not_borrowed(tmp_path):
@@ -86,13 +86,13 @@ def test_another_targets_import_of_the_same_name_stays_in_its_own_module(tmp_pat
     path = notebook_of(tmp_path, "#| export\nfrom json import loads\n\nA = loads('1')",
                        "#| export other\nfrom pickle import loads\n\nB = loads")
     sources = module_sources([path])
-    assert "from json import loads\n" in sources["basic_memory"] and "pickle" not in sources["basic_memory"]
+    assert "from json import loads\n" in sources["jev_memory_lesson"] and "pickle" not in sources["jev_memory_lesson"]
     assert "from pickle import loads\n" in sources["other"] and "json" not in sources["other"]
 
 
 def test_the_same_import_in_two_cells_is_one_binding(tmp_path):
     path = notebook_of(tmp_path, "#| export\nimport json\n\nA = json.dumps(1)", "#| export\nimport json\n\nB = 2")
-    assert module_sources([path])["basic_memory"].count("import json\n") == 1
+    assert module_sources([path])["jev_memory_lesson"].count("import json\n") == 1
 
 
 def test_an_import_and_a_definition_of_one_name_stop_the_export(tmp_path):
@@ -118,7 +118,7 @@ def test_a_marker_that_only_begins_like_the_export_marker_exports_nothing(tmp_pa
 
 def test_an_import_no_cell_of_the_module_uses_is_left_out(tmp_path):
     path = notebook_of(tmp_path, "#| export\nimport json\nimport pickle\n\nA = json.dumps(1)")
-    source = module_sources([path])["basic_memory"]
+    source = module_sources([path])["jev_memory_lesson"]
     assert "import json\n" in source and "pickle" not in source
 
 
@@ -137,19 +137,19 @@ def test_a_runtime_module_never_imports_the_lesson(tmp_path):
 def test_a_runtime_module_imports_what_another_runtime_module_defines(tmp_path):
     path = notebook_of(tmp_path, "#| export ledger\nLEDGER = []",
                        "#| export shelf\ndef put(key):\n    LEDGER.append(key)")
-    assert "from memory_cookbook.ledger import LEDGER\n" in module_sources([path])["shelf"]
+    assert "from memory_cookbook.from_notebooks.ledger import LEDGER\n" in module_sources([path])["shelf"]
 
 
 def test_a_multi_line_parenthesised_import_is_merged_whole(tmp_path):
     cell = "#| export\nfrom typesafe_sdk import (Choice,\n    Noul)\n\nQUESTIONS = (Choice, Noul)"
     path = notebook_of(tmp_path, cell)
-    text = module_sources([path])["basic_memory"]
-    assert text.endswith(f"from typesafe_sdk import Choice, Noul\n\n\n# %% {relative(path, 'basic_memory')}"
+    text = module_sources([path])["jev_memory_lesson"]
+    assert text.endswith(f"from typesafe_sdk import Choice, Noul\n\n\n# %% {relative(path, 'jev_memory_lesson')}"
                          f" {cell_ids(path)[0]}\nQUESTIONS = (Choice, Noul)\n")
 
 
 def test_a_name_no_cell_defines_is_an_error(tmp_path):
-    with pytest.raises(export.ExportError, match=r"basic_memory.py uses 'MISSING'"):
+    with pytest.raises(export.ExportError, match=r"jev_memory_lesson.py uses 'MISSING'"):
         module_sources([notebook_of(tmp_path, "#| export\nVALUE = MISSING + 1")])
 
 

@@ -12,9 +12,9 @@ import pytest
 from psycopg import sql
 
 from conftest import TEST_PARTITIONS
-from memory_cookbook.app_servers import start_app_servers, stop_app_servers
-from memory_cookbook.database_errors import MemoryTablesMissing, QueryFailed
-from memory_cookbook.postgres_store import CUSTOMER_SETTING, PostgresStore, create_memory_tables
+from memory_cookbook.from_notebooks.app_servers import start_app_servers, stop_app_servers
+from memory_cookbook.postgres.errors import MemoryTablesMissing, QueryFailed
+from memory_cookbook.from_notebooks.postgres_store import CUSTOMER_SETTING, PostgresStore, create_memory_tables
 
 pytestmark = pytest.mark.slow
 

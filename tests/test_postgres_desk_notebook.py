@@ -16,9 +16,9 @@ from cookbook_tools.paths import NOTEBOOKS
 from psycopg import sql
 
 from conftest import APP_ROLE
-from memory_cookbook.database_errors import DATABASE_URL_VARIABLE
-from memory_cookbook.lesson_database import APP_DATABASE_URL_VARIABLE, LESSON_SCHEMA, LESSON_SCHEMA_VARIABLE
-from memory_cookbook.postgres_store import PostgresStore, create_memory_tables, grant_row_rights
+from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
+from memory_cookbook.postgres.lesson_database import APP_DATABASE_URL_VARIABLE, LESSON_SCHEMA, LESSON_SCHEMA_VARIABLE
+from memory_cookbook.from_notebooks.postgres_store import PostgresStore, create_memory_tables, grant_row_rights
 
 pytestmark = pytest.mark.slow
 DESK_SCHEMA = "memory_cookbook"  # the desk's store, under the name the guide gives it

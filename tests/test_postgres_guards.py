@@ -15,9 +15,9 @@ from conftest import TEST_PARTITIONS
 from cookbook_tools.paths import ROOT
 from psycopg import sql
 
-from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed
-from memory_cookbook.postgres_store import (CUSTOMER_SETTING, PostgresStore, create_memory_tables, erase_forgotten,
-                                            grant_row_rights)
+from memory_cookbook.postgres.errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed
+from memory_cookbook.from_notebooks.postgres_store import (CUSTOMER_SETTING, PostgresStore, create_memory_tables,
+                                                           erase_forgotten, grant_row_rights)
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
-"""memory_cookbook/lesson_database.py: notebook 09 on a server it did not start works only in a schema it creates, and
-drops only that; a refusal is shown only as a role that is really another than the owner; what 09 shows of its schema
-(the partitioned tables, a role's rights, the files and the write-ahead log that hold a text) is what the server
-holds. On the session's server (slow: it takes seconds to start)."""
+"""memory_cookbook/postgres/lesson_database.py: notebook 09 on a server it did not start works only in a schema it
+creates, and drops only that; a refusal is shown only as a role that is really another than the owner; what 09 shows
+of its schema (the partitioned tables, a role's rights, the files and the write-ahead log that hold a text) is what the
+server holds. On the session's server (slow: it takes seconds to start)."""
 
 import secrets
 
@@ -10,11 +10,11 @@ import pytest
 from psycopg import sql
 
 from conftest import APP_ROLE, TEST_PARTITIONS
-from memory_cookbook import lesson_database
-from memory_cookbook.lesson_database import (SchemaInUse, app_role, drop_lesson_schema, files_holding, lesson_schema,
-                                             partitioned_tables, reads_server_files, role_rights,
-                                             write_ahead_log_holds)
-from memory_cookbook.postgres_store import erase_forgotten
+from memory_cookbook.postgres import lesson_database
+from memory_cookbook.postgres.lesson_database import (SchemaInUse, app_role, drop_lesson_schema, files_holding,
+                                                      lesson_schema, partitioned_tables, reads_server_files,
+                                                      role_rights, write_ahead_log_holds)
+from memory_cookbook.from_notebooks.postgres_store import erase_forgotten
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,8 @@ from psycopg import sql
 from conftest import APP_ROLE
 from test_postgres_store import holding, table_files
 
-from memory_cookbook.postgres_store import PostgresStore, create_memory_tables, erase_forgotten, grant_row_rights
+from memory_cookbook.from_notebooks.postgres_store import (PostgresStore, create_memory_tables, erase_forgotten,
+                                                           grant_row_rights)
 
 pytestmark = [pytest.mark.slow, pytest.mark.scale]
 MEMORIES, PER_CUSTOMER = 1_000_000, 20

@@ -1,4 +1,4 @@
-"""memory_cookbook/postgres_server.py: the kernel's own server touches nothing else. It refuses a folder holding other
+"""memory_cookbook/postgres/server.py: the kernel's own server touches nothing else. It refuses a folder holding other
 files (and leaves them), never removes a folder it did not create, refuses a folder where another live process's server
 runs (and leaves that server running), and keeps the data of a server whose owner, or which itself, was killed."""
 
@@ -13,8 +13,8 @@ import psutil
 import psycopg
 import pytest
 
-from memory_cookbook import postgres_server
-from memory_cookbook.postgres_server import MARKER, EmbeddedServer, ServerFolderError, ServerTakenOver, memory_database
+from memory_cookbook.postgres import server as postgres_server
+from memory_cookbook.postgres.server import MARKER, EmbeddedServer, ServerFolderError, ServerTakenOver, memory_database
 
 
 @pytest.fixture(autouse=True)

@@ -7,14 +7,14 @@ start."""
 import multiprocessing
 import threading
 
-from memory_cookbook import ledger
+from memory_cookbook.from_notebooks import ledger
 import psycopg
 import pytest
 from psycopg import sql
-from memory_cookbook.app_servers import start_app_servers, stop_app_servers
+from memory_cookbook.from_notebooks.app_servers import start_app_servers, stop_app_servers
 from conftest import run_earlier_tickets
-from memory_cookbook.database_errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing
-from memory_cookbook.postgres_store import PostgresStore, create_memory_tables, erase_forgotten
+from memory_cookbook.postgres.errors import DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing
+from memory_cookbook.from_notebooks.postgres_store import PostgresStore, create_memory_tables, erase_forgotten
 
 PASSWORD = "not-the-right-one-7c1d"
 

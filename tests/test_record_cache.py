@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from memory_cookbook import recorded_requests
+from memory_cookbook.replay import recorded_requests
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import (CACHE_FILE, CANARY_KEY, ROOT, committed_entries, configure, committed_requests, fake_jev,
                       request_call, requests_served)
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, RECORDED_REQUESTS_FILE

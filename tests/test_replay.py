@@ -9,11 +9,11 @@ import runpy
 import subprocess
 import sys
 
-from memory_cookbook import cache_file
-from memory_cookbook import cache_miss, recorded_requests
+from memory_cookbook.replay import cache_file
+from memory_cookbook.replay import cache_miss, recorded_requests
 from memory_cookbook import jev_request
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import (CANARY_KEY, ROOT, cache_keys, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools import pytest_plugin
@@ -21,7 +21,7 @@ from cookbook_tools.links import answers_in_brief
 from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
-SETTING_OR_ORDER = ("Only the memories differ", "basic_memory.REMEMBER_AT", "ran out of order or twice")
+SETTING_OR_ORDER = ("Only the memories differ", "jev_memory_lesson.REMEMBER_AT", "ran out of order or twice")
 SLOW_TEXT = "Dashboards have been really slow since this morning."
 
 
@@ -98,7 +98,7 @@ def test_an_edited_data_file_names_the_edited_text(tmp_path):
     tickets = tmp_path / "tickets.json"
     tickets.write_text((ROOT / "data" / "tickets.json").read_text().replace(SLOW_TEXT, "Dashboards crawl."))
     script = (f"from memory_cookbook import locations; locations.TICKETS_FILE = {str(tickets)!r}\n"
-              "import basic_memory as b\nfrom memory_cookbook import cache_miss\n"
+              "import jev_memory_lesson as b\nfrom memory_cookbook.replay import cache_miss\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
     env = {name: value for name, value in os.environ.items() if name not in ("TYPESAFE_API_KEY", "COOKBOOK_CACHE")}
@@ -155,9 +155,9 @@ def test_memories_out_of_order_are_named_against_every_recorded_set(memory):
 
 
 @pytest.mark.parametrize("threshold, states, decision", [
-    (0.95, [("ticket", 0), ("ticket", 2)], "T-101 was judged at basic_memory.REMEMBER_AT = 0.95 (P(remember) 0.91)"
+    (0.95, [("ticket", 0), ("ticket", 2)], "T-101 was judged at jev_memory_lesson.REMEMBER_AT = 0.95 (P(remember) 0.91)"
                                            " and not saved, where the published run saved it."),
-    (0.1, [("later", "More seats"), ("later", "Slow dashboards")], "T-203 was judged at basic_memory.REMEMBER_AT ="
+    (0.1, [("later", "More seats"), ("later", "Slow dashboards")], "T-203 was judged at jev_memory_lesson.REMEMBER_AT ="
                                                                    " 0.1 (P(remember) 0.10) and saved, where the"
                                                                    " published run did not save it.")])
 def test_a_threshold_outside_the_recorded_range_is_named_with_its_value_the_decision_and_the_range(
@@ -179,7 +179,7 @@ def test_of_two_thresholds_that_changed_what_was_saved_the_latest_is_named(memor
     monkeypatch.setattr(memory, "REMEMBER_AT", 0.1)
     memory.ask_with_memory(memory.later_state("C-1042", "More seats"), memory.ROUTE)  # T-203 (0.10) saved
     message = miss(memory.ask_with_memory, memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert ("T-203 was judged at basic_memory.REMEMBER_AT = 0.1 (P(remember) 0.10) and saved, where the published"
+    assert ("T-203 was judged at jev_memory_lesson.REMEMBER_AT = 0.1 (P(remember) 0.10) and saved, where the published"
             " run did not save it.") in message and "T-101 was judged" not in message
 
 
@@ -302,7 +302,7 @@ def test_a_failed_atomic_write_leaves_the_old_file_and_no_temporary_file(tmp_pat
 
 
 RECORDER = """
-import sys, basic_memory as b
+import sys, jev_memory_lesson as b
 for number in range(15):
     state = b.later_state("C-1042", "Slow dashboards")
     state["ticket"]["id"] = f"T-{sys.argv[1]}-{number}"

@@ -11,10 +11,10 @@ from conftest import committed_entries, configure
 
 from cookbook_tools import links
 from cookbook_tools.paths import NOTEBOOKS, RECORDED_REQUESTS_FILE
-from memory_cookbook import cache_miss
+from memory_cookbook.replay import cache_miss
 from memory_cookbook import checked_files
 from memory_cookbook.checked_files import DamagedFile
-from memory_cookbook.explorer import plt
+from memory_cookbook.classroom.explorer import plt
 
 EXPLORER_NOTEBOOK = NOTEBOOKS / "05_probe_sequence.ipynb"
 REQUESTS = json.loads(RECORDED_REQUESTS_FILE.read_text())

@@ -1,4 +1,4 @@
-"""Notebook 09's server folder rules (memory_cookbook/postgres_server.py), with no server started: a folder holding
+"""Notebook 09's server folder rules (memory_cookbook/postgres/server.py), with no server started: a folder holding
 this store's own kind of server is taken, not refused as foreign; a damaged marker file is noticed, and the folder is
 refused, untouched; a server is stopped only by the process that owns it."""
 
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from memory_cookbook import postgres_server
-from memory_cookbook.postgres_server import MARKER, EmbeddedServer, ServerFolderError
+from memory_cookbook.postgres import server as postgres_server
+from memory_cookbook.postgres.server import MARKER, EmbeddedServer, ServerFolderError
 
 
 def unstarted(folder):

@@ -32,7 +32,7 @@ def said_in_markdown(path, pattern):
 @pytest.mark.parametrize("path", ENGLISH_NOTEBOOKS, ids=lambda path: path.name)
 def test_no_notebook_imports_a_setting_from_the_lesson_by_name(path):
     imported = {alias.name for source in code_cells(path) for node in ast.walk(ast.parse(source))
-                if isinstance(node, ast.ImportFrom) and node.module == "basic_memory" for alias in node.names}
+                if isinstance(node, ast.ImportFrom) and node.module == "jev_memory_lesson" for alias in node.names}
     assert imported & SETTINGS == set()
 
 
@@ -52,12 +52,12 @@ def notebook_04(memory):
 def test_the_threshold_04_proposes_reaches_its_wrapper_and_every_later_cell_still_replays(memory, monkeypatch):
     """The change, made where 04's Markdown gives it, then the rest of 04: every call must still be in the cache."""
     cells = nbformat.read(WRAPPER_NOTEBOOK, as_version=4).cells
-    change = said_in_markdown(WRAPPER_NOTEBOOK, r"basic_memory\.REMEMBER_AT = [0-9.]+")
+    change = said_in_markdown(WRAPPER_NOTEBOOK, r"jev_memory_lesson\.REMEMBER_AT = [0-9.]+")
     given_in = next(index for index, cell in enumerate(cells) if cell.cell_type == "markdown" and change in cell.source)
     monkeypatch.setattr(memory, "REMEMBER_AT", memory.REMEMBER_AT)  # put back afterwards
     namespace = {}
     run_04(namespace, [cell.source for cell in cells[:given_in] if cell.cell_type == "code"])
-    exec("import basic_memory\n" + change, namespace)  # noqa: S102
+    exec("import jev_memory_lesson\n" + change, namespace)  # noqa: S102
     run_04(namespace, [cell.source for cell in cells[given_in:] if cell.cell_type == "code"])  # a CacheMiss fails
     threshold = float(change.split("=")[1])
     assert namespace["remember_threshold"]() == threshold != 0.5
@@ -74,11 +74,11 @@ def test_the_store_set_as_07_says_receives_the_lessons_memories(memory, tmp_path
     """07's Markdown gives the line that switches the store (`... = ...`); run with a SQLite store on the right, it
     must reach the lesson's wrapper."""
     change = said_in_markdown(SQLITE_NOTEBOOK, r"[\w.]*STORE = \.\.\.")
-    from memory_cookbook.stores import SqliteStore
+    from memory_cookbook.from_notebooks.stores import SqliteStore
 
     monkeypatch.setattr(memory, "STORE", memory.STORE)  # put back after the line below replaces it
-    namespace = {"basic_memory": memory, "SqliteStore": SqliteStore, "path": tmp_path / "m.sqlite"}
+    namespace = {"jev_memory_lesson": memory, "SqliteStore": SqliteStore, "path": tmp_path / "m.sqlite"}
     exec(change.replace("...", "SqliteStore(path)"), namespace)  # noqa: S102 - the line 07 tells readers to type
     memory.start_from("T-101", "T-103")
-    assert isinstance(memory.STORE, SqliteStore), f"07's {change!r} does not reach basic_memory.STORE"
+    assert isinstance(memory.STORE, SqliteStore), f"07's {change!r} does not reach jev_memory_lesson.STORE"
     assert [ticket for _, ticket, _, _ in memory.STORE.saved()] == ["T-101"] and memory.MEMORIES == {}

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from memory_cookbook.stores import SqliteStore
+from memory_cookbook.from_notebooks.stores import SqliteStore
 
 
 @pytest.fixture

@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 from memory_cookbook import jev_request
-from memory_cookbook import ledger
+from memory_cookbook.from_notebooks import ledger
 import nbformat
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import ROOT, copy_of_the_repository, run_earlier_tickets
 from cookbook_tools.execution import execute
-from memory_cookbook.stores import BudgetedStore, SqliteStore
+from memory_cookbook.from_notebooks.stores import BudgetedStore, SqliteStore
 
 NOTE = {"request": {"customer": {"id": "C-A"}, "ticket": {"id": "T-1"}}, "jev_answered": {"q": "a"}}
 
@@ -91,7 +91,7 @@ def test_the_wrapper_sends_the_same_requests_whatever_the_store(store, memory):
 
 @pytest.fixture
 def sqlite_memory(memory, monkeypatch, tmp_path):
-    """basic_memory, offline, with a SqliteStore in a temporary file."""
+    """jev_memory_lesson, offline, with a SqliteStore in a temporary file."""
     monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "memories.sqlite"))
     return memory
 
@@ -144,7 +144,7 @@ def test_a_failing_statement_is_rolled_back_and_leaves_the_file_as_it_was(sqlite
 
 WRITER = """
 import sys
-from memory_cookbook import stores
+from memory_cookbook.from_notebooks import stores
 store = stores.SqliteStore(sys.argv[1])
 memory = {"request": {"customer": {"id": sys.argv[2]}, "ticket": {"id": "T-0"}}, "jev_answered": {}}
 for number in range(int(sys.argv[3])):

@@ -1,6 +1,6 @@
-"""memory_cookbook/tables.py: the Markdown tables notebooks print (markdown_table, ledger_table)."""
+"""memory_cookbook/from_notebooks/tables.py: the Markdown tables notebooks print (markdown_table, ledger_table)."""
 
-from memory_cookbook.tables import ledger_table, markdown_table
+from memory_cookbook.from_notebooks.tables import ledger_table, markdown_table
 
 
 def test_markdown_table_has_a_header_a_separator_per_column_and_a_line_per_row():

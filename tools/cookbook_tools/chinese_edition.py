@@ -9,8 +9,8 @@ outputs, cell for cell in the English order, with the Chinese Markdown cells tha
   Chinese edition has (01's glossary) says so and where it stands: {"translation": {"chinese_only": true, "after":
   ENGLISH_ID}}. An English Markdown cell with no translation yet is written in English, with "sha256": null.
 - Labels that the code prints in English are put in Chinese in the Chinese outputs (a folded answer's summary,
-  memory_cookbook/folded.py; 05's memory explorer, its fallback text and its saved widget state,
-  memory_cookbook/explorer.py); the pages pick "Show the code" by the page's language (tools/pages.py).
+  memory_cookbook/classroom/folded.py; 05's memory explorer, its fallback text and its saved widget state,
+  memory_cookbook/classroom/explorer.py); the pages pick "Show the code" by the page's language (tools/pages.py).
 
     python scripts/sync_chinese.py                                   # ids, then every .zh.ipynb written
     python scripts/sync_chinese.py --check                           # exit 1 and list what is out of date
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from memory_cookbook import explorer, folded
+from memory_cookbook.classroom import explorer, folded
 from cookbook_tools.paths import NOTEBOOKS
 
 KEY = "translation"

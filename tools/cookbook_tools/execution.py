@@ -18,7 +18,7 @@ from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 # Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
 # defines ask itself) and from the module's.
 REPORT_CALLS = """\
-import json as _json, basic_memory as _module
+import json as _json, jev_memory_lesson as _module
 _logs = {id(log): log for log in (globals().get("CALLS", []), _module.CALLS)}
 print(_json.dumps([call for log in _logs.values() for call in log]))"""
 KERNELS_STARTED = []  # the notebooks this process ran in a kernel, in order (the suite reports how many)

@@ -1,10 +1,10 @@
 """Generate modules from the notebooks' export cells, as nbdev does.
 
-A code cell whose first line is `#| export` goes to the lesson module, notebooks/basic_memory.py; `#| export NAME` goes
-to the runtime package, memory_cookbook/NAME.py. Each module gets the import statements its own cells wrote (those
-it uses), and `from other import name` for a name it uses that exactly one other generated module defines. The
-runtime package never imports the lesson. Each block of the generated file names the cell it came from
-(`# %% 01_tickets.ipynb <cell id>`, the notebook's path relative to the file).
+A code cell whose first line is `#| export` goes to the lesson module, notebooks/jev_memory_lesson.py;
+`#| export NAME` goes to the runtime package's generated folder, memory_cookbook/from_notebooks/NAME.py. Each module
+gets the import statements its own cells wrote (those it uses), and `from other import name` for a name it uses that
+exactly one other generated module defines. The runtime package never imports the lesson. Each block of the generated
+file names the cell it came from (`# %% 01_tickets.ipynb <cell id>`, the notebook's path relative to the file).
 
 The export stops with an ExportError naming the cells when a name is bound twice in one module (two imports of
 different things, an import and a definition, two definitions), when a name one module uses is defined by two
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import nbformat
 
-from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, PACKAGE, ROOT
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, EXPORTED, NOTEBOOKS, ROOT
 
 MARK = "#| export"
-LESSON = "basic_memory"
+LESSON = "jev_memory_lesson"
 HEADER = '"""Generated from the notebooks\' `{mark}` cells by scripts/export_module.py: do not edit."""\n'
 MODULE_GLOBALS = {"__file__", "__name__"}
 
@@ -35,17 +35,17 @@ class ExportError(Exception):
 
 
 def module_name(target):
-    """The import name of an export target: the lesson is `basic_memory`, the others are in the package."""
-    return target if target == LESSON else f"{PACKAGE.name}.{target}"
+    """The import name of an export target: the lesson is `jev_memory_lesson`, the others are in the package."""
+    return target if target == LESSON else f"{EXPORTED.parent.name}.{EXPORTED.name}.{target}"
 
 
 def module_path(target):
     """Where an export target's module is written: the lesson beside the notebooks, the others in the package."""
-    return NOTEBOOKS / f"{LESSON}.py" if target == LESSON else PACKAGE / f"{target}.py"
+    return NOTEBOOKS / f"{LESSON}.py" if target == LESSON else EXPORTED / f"{target}.py"
 
 
 def export_target(cell):
-    """The module a code cell exports to ('basic_memory' for a bare `#| export`), or None."""
+    """The module a code cell exports to ('jev_memory_lesson' for a bare `#| export`), or None."""
     first = cell.source.partition("\n")[0].strip()
     if cell.cell_type != "code" or first.split(" ")[:2] != MARK.split(" "):
         return None

@@ -3,10 +3,10 @@
 
 import sys
 
-from memory_cookbook.cache_file import cache_path, check_cache_file
+from memory_cookbook.replay.cache_file import cache_path, check_cache_file
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, ticket_id
 from memory_cookbook.checked_files import DamagedFile
-from memory_cookbook.recorded_requests import check_in_step, recorded_requests, requests_path
+from memory_cookbook.replay.recorded_requests import check_in_step, recorded_requests, requests_path
 
 
 def answers_in_brief(answers):

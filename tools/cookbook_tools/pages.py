@@ -9,7 +9,7 @@ own extension points:
 - templates/page.html.j2 and page.md.j2 extend nbconvert's lab and markdown templates: the blocks that load
   require.js, MathJax, mermaid and the widget manager from a CDN are empty, the page's CSS is a block, a widget
   shows its text, and a cell JupyterLab shows collapsed starts collapsed. (A Try it answer folds itself: its output
-  is HTML <details>, see memory_cookbook/folded.py.)
+  is HTML <details>, see memory_cookbook/classroom/folded.py.)
 - PageRenderer (HTML) and MarkdownPageRenderer (Markdown) are mistune renderers that point local links at the pages
   and put mermaid diagrams in as SVG; code spans and code blocks are left as they are. Each diagram is drawn once and
   its SVG committed in docs/diagrams/, named by a hash of its source (`scripts/build_docs.py --draw-diagrams` draws

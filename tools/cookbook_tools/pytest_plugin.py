@@ -102,7 +102,7 @@ def pytest_sessionfinish():
     for path in database_files():
         if path not in DATABASES_BEFORE:
             if path == NOTEBOOK_09_SERVER:
-                from memory_cookbook.postgres_server import stop_server_in
+                from memory_cookbook.postgres.server import stop_server_in
                 stop_server_in(path)
             else:
                 path.unlink(missing_ok=True)

@@ -11,8 +11,8 @@ from pathlib import Path
 from memory_cookbook.locations import load_lesson
 from cookbook_tools.execution import executed_with_calls
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
-from memory_cookbook.cache_file import cache_text, check_cache_file, lock_for, write_atomically
-from memory_cookbook.recorded_requests import answer_digest, requests_path
+from memory_cookbook.replay.cache_file import cache_text, check_cache_file, lock_for, write_atomically
+from memory_cookbook.replay.recorded_requests import answer_digest, requests_path
 from memory_cookbook.jev_request import cache_key
 
 

@@ -14,7 +14,7 @@ from typesafe_sdk import SystemOneResponse
 
 from memory_cookbook.checked_files import DamagedFile, read_json
 from memory_cookbook.jev_request import describe_call
-from memory_cookbook.recorded_requests import answer_digest, recorded_requests, requests_path
+from memory_cookbook.replay.recorded_requests import answer_digest, recorded_requests, requests_path
 from memory_cookbook.locations import CACHE_FILE, checkout_file
 
 

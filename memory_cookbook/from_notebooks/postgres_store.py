@@ -3,19 +3,19 @@
 import json
 import psycopg
 from contextlib import contextmanager
-from memory_cookbook.database_errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
+from memory_cookbook.from_notebooks.ledger import forget_entries
+from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
                                              checked_probability,
                                              checked_text,
                                              database_errors,
                                              missing_tables)
-from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.ledger import forget_entries
-from memory_cookbook.pooled_connections import live_connection, session_options
+from memory_cookbook.postgres.pool import live_connection, session_options
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 
-# %% ../notebooks/09_many_app_servers.ipynb 0ce72fd9
+# %% ../../notebooks/09_many_app_servers.ipynb 0ce72fd9
 PARTITIONS = 32  # hash partitions of each table, by customer: erasing one customer rewrites 1/32 of a table
 CUSTOMER_SETTING = "memory_cookbook.customer"  # whose rows this transaction may see (row-level security)
 
@@ -113,7 +113,7 @@ def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
                     modulus=sql.Literal(partitions), remainder=sql.Literal(remainder)))
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-13b
+# %% ../../notebooks/09_many_app_servers.ipynb cell-13b
 GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
 GRANT SELECT, INSERT, DELETE ON {schema}.memories, {schema}.ledger TO {role};
@@ -132,7 +132,7 @@ def grant_row_rights(url, role, schema="memory_cookbook"):
         db.execute(sql.SQL(GRANTS).format(schema=sql.Identifier(schema), role=sql.Identifier(role)))
 
 
-# %% ../notebooks/09_many_app_servers.ipynb c016f4f1
+# %% ../../notebooks/09_many_app_servers.ipynb c016f4f1
 NAME_CUSTOMER = "SELECT set_config(%s, %s, true)"  # for this transaction only
 FUNCTIONS = {"recall_memories": 1, "save_memory": 6, "log_entry": 2, "note_for_erasure": 1}  # how many arguments
 STORE_OBJECTS = """
@@ -271,7 +271,7 @@ class PostgresStore:
         self.pool.close()
 
 
-# %% ../notebooks/09_many_app_servers.ipynb cell-14c
+# %% ../../notebooks/09_many_app_servers.ipynb cell-14c
 def erase_forgotten(url, schema="memory_cookbook", lock_timeout=2):
     """Rewrite each partition of the store's tables in `schema` that forgetting noted (VACUUM FULL), one at a time,
     so that their bytes leave the table files: run by the tables' owner, say nightly. A rewrite not granted its lock

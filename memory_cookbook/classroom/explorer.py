@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 from typesafe_sdk import Choice, SystemOneResponse
 
-from memory_cookbook.cache_file import cache_path, check_cache_file
-from memory_cookbook.folded import in_chinese_notebook
+from memory_cookbook.replay.cache_file import cache_path, check_cache_file
+from memory_cookbook.classroom.folded import in_chinese_notebook
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, without_memories
 from memory_cookbook.checked_files import damaged, requests_fix
-from memory_cookbook.recorded_requests import check_in_step, recorded_requests, requests_path
+from memory_cookbook.replay.recorded_requests import check_in_step, recorded_requests, requests_path
 
 # The recorded routing calls of the later messages
 

@@ -154,7 +154,7 @@ def missing_tables(conninfo, schema):
     return MemoryTablesMissing(
         f"The memory store's tables are not in schema {schema!r} of the database at {masked(conninfo)}. Create them"
         f" once, as a role that may create tables there: create_memory_tables(url, schema={schema!r}) from"
-        " memory_cookbook.postgres_store, or `python scripts/create_memory_tables.py` with the URL in"
+        " memory_cookbook.from_notebooks.postgres_store, or `python scripts/create_memory_tables.py` with the URL in"
         f" {DATABASE_URL_VARIABLE}.", masked(conninfo), "42P01")
 
 

@@ -6,12 +6,12 @@ import sqlite3
 from contextlib import closing
 from datetime import datetime, timezone
 from memory_cookbook.checked_files import opening_memory_store
+from memory_cookbook.from_notebooks.ledger import forget_entries
 from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.ledger import forget_entries
 from pathlib import Path
 
 
-# %% ../notebooks/07_memories_that_last.ipynb 444eaa5d
+# %% ../../notebooks/07_memories_that_last.ipynb 444eaa5d
 STORE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -30,7 +30,7 @@ INSERT_MEMORY = ("INSERT INTO memories (customer_id, ticket_id, request, jev_ans
                  " VALUES (?, ?, ?, ?, ?, ?, ?)")
 
 
-# %% ../notebooks/07_memories_that_last.ipynb c65d593f
+# %% ../../notebooks/07_memories_that_last.ipynb c65d593f
 class SqliteStore:
     """Memories and the ledger in one SQLite file: they outlive the kernel, and processes can share them."""
 
@@ -82,7 +82,7 @@ class SqliteStore:
         return self.execute("SELECT customer_id, ticket_id, p_remember, model FROM memories ORDER BY id")
 
 
-# %% ../notebooks/08_cost_and_threshold.ipynb 15d7f399
+# %% ../../notebooks/08_cost_and_threshold.ipynb 15d7f399
 class BudgetedStore:
     """A store that recalls only the newest memories that fit in max_memory_tokens (estimated from their length)."""
 

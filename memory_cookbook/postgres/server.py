@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 
-from memory_cookbook.database_errors import DATABASE_URL_VARIABLE
+from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
 from memory_cookbook.shown_as_message import ShownAsMessage
 
 MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this server, and whether it made the folder

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import psycopg
 from psycopg import sql
 
-from memory_cookbook.database_errors import database_errors, masked
+from memory_cookbook.postgres.errors import database_errors, masked
 from memory_cookbook.shown_as_message import ShownAsMessage
 
 APP_DATABASE_URL_VARIABLE = "COOKBOOK_APP_DATABASE_URL"

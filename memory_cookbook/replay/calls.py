@@ -8,9 +8,9 @@ import contextlib
 import json
 import os
 
-from memory_cookbook.answer_sources import ANSWER_SOURCES
-from memory_cookbook.cache_file import cache_path, open_cache
-from memory_cookbook.cache_miss import CacheMiss, explain_miss
+from memory_cookbook.replay.answer_sources import ANSWER_SOURCES
+from memory_cookbook.replay.cache_file import cache_path, open_cache
+from memory_cookbook.replay.cache_miss import CacheMiss, explain_miss
 from memory_cookbook.jev_request import describe_call
 from typesafe_sdk import TypeSafeClient, TypeSafeError
 

@@ -4,12 +4,12 @@ import json
 import os
 import subprocess
 import sys
-from memory_cookbook.child_process import LESSON_FILE_VARIABLE, StderrReader
+from memory_cookbook.from_notebooks.postgres_store import PostgresStore
 from memory_cookbook.locations import LESSON_FILE, load_lesson
-from memory_cookbook.postgres_store import PostgresStore
+from memory_cookbook.postgres.child_process import LESSON_FILE_VARIABLE, StderrReader
 
 
-# %% ../notebooks/09_many_app_servers.ipynb 34768ba9
+# %% ../../notebooks/09_many_app_servers.ipynb 34768ba9
 URL_VARIABLE, SCHEMA_VARIABLE = "APP_SERVER_DATABASE_URL", "APP_SERVER_SCHEMA"
 
 
@@ -49,14 +49,14 @@ def handle(memory, do, ticket=None, customer=None, subject=None, count=None):
     raise ValueError(f"unknown command {do!r}")
 
 
-# %% ../notebooks/09_many_app_servers.ipynb f078fcdf
+# %% ../../notebooks/09_many_app_servers.ipynb f078fcdf
 class AppServer:
     """One app server process: post() a command, answer() reads the oldest answer not yet read; send() does both.
     Its stderr is read as it comes (StderrReader), and shown if it stops."""
 
     def __init__(self, url, schema="memory_cookbook", lesson_file=LESSON_FILE):
         self.url, self.schema = url, schema
-        serve = "from memory_cookbook.app_servers import serve; serve()"
+        serve = "from memory_cookbook.from_notebooks.app_servers import serve; serve()"
         self.process = subprocess.Popen(
             [sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, env={**os.environ, URL_VARIABLE: url, SCHEMA_VARIABLE: schema,

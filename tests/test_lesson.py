@@ -6,13 +6,13 @@ import os
 import subprocess
 import sys
 
-from memory_cookbook import cache_miss
+from memory_cookbook.replay import cache_miss
 from memory_cookbook import jev_request
 import pytest
-from memory_cookbook import replay
+from memory_cookbook.replay import calls as replay
 from conftest import CACHE_FILE, ROOT, cache_keys, run_earlier_tickets, unseen_state
 from cookbook_tools.paths import RECORDED_REQUESTS_FILE
-from memory_cookbook.ledger import answer_summary
+from memory_cookbook.from_notebooks.ledger import answer_summary
 from typesafe_sdk import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMERS", "EARLIER", "ticket_state",
@@ -21,20 +21,20 @@ PUBLIC_NAMES = ["TYPESAFE_MODEL", "REMEMBER_AT", "MEMORY_KEY", "DATA", "CUSTOMER
 
 
 def test_module_exposes_the_published_names():
-    import basic_memory
+    import jev_memory_lesson
 
-    missing = [name for name in PUBLIC_NAMES if not hasattr(basic_memory, name)]
+    missing = [name for name in PUBLIC_NAMES if not hasattr(jev_memory_lesson, name)]
     assert missing == []
-    assert (basic_memory.TYPESAFE_MODEL, basic_memory.REMEMBER_AT) == ("jev-1.13.0", 0.5)
-    assert basic_memory.MEMORY_KEY == "earlier_tickets_from_this_customer"
+    assert (jev_memory_lesson.TYPESAFE_MODEL, jev_memory_lesson.REMEMBER_AT) == ("jev-1.13.0", 0.5)
+    assert jev_memory_lesson.MEMORY_KEY == "earlier_tickets_from_this_customer"
 
 
 def test_questions_are_sent_exactly_as_published():
-    import basic_memory
+    import jev_memory_lesson
 
     published = json.loads((ROOT / "tests" / "questions.json").read_text())
-    assert jev_request.questions_wire(basic_memory.ROUTE) == published["ROUTE"]
-    assert jev_request.questions_wire(basic_memory.GATE) == published["GATE"]
+    assert jev_request.questions_wire(jev_memory_lesson.ROUTE) == published["ROUTE"]
+    assert jev_request.questions_wire(jev_memory_lesson.GATE) == published["GATE"]
 
 
 def test_cached_function_keeps_the_recorded_name():
@@ -132,7 +132,7 @@ def test_cookbook_cache_names_another_cache_file(tmp_path):
     other.write_text("{}")
     (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
     env = {k: v for k, v in os.environ.items() if k != "TYPESAFE_API_KEY"} | {"COOKBOOK_CACHE": str(other)}
-    script = ("import basic_memory as b\nfrom memory_cookbook import cache_file, cache_miss\n"
+    script = ("import jev_memory_lesson as b\nfrom memory_cookbook.replay import cache_file, cache_miss\n"
               "print(cache_file.cache_path())\n"
               "try:\n    b.ask(b.later_state('C-1042', 'Slow dashboards'), b.ROUTE)\n"
               "except cache_miss.CacheMiss as error:\n    print(error)\n")
@@ -226,7 +226,7 @@ def test_the_wrapper_sends_what_the_pages_two_steps_alone_send_byte_for_byte(mem
 
 
 def test_a_miss_no_cell_catches_shows_its_message_without_a_traceback_in_ipython(tmp_path):
-    cell = ("from memory_cookbook.cache_miss import CacheMiss\n"
+    cell = ("from memory_cookbook.replay.cache_miss import CacheMiss\n"
             "def deep():\n    raise CacheMiss('No recorded answer.\\nWhat to do.')\n"
             "deep()\n")
     script = f"from IPython.core.interactiveshell import InteractiveShell\nInteractiveShell().run_cell({cell!r})\n"

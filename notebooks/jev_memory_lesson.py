@@ -3,10 +3,10 @@
 from collections import defaultdict
 from memory_cookbook.checked_files import read_tickets
 from memory_cookbook.dict_store import DictStore
+from memory_cookbook.from_notebooks.ledger import LEDGER, log_call
 from memory_cookbook.jev_request import request_text, ticket_id
-from memory_cookbook.ledger import LEDGER, log_call
 from memory_cookbook.locations import TICKETS_FILE
-from memory_cookbook.replay import call_jev
+from memory_cookbook.replay.calls import call_jev
 from memory_cookbook.wrapper_checks import check_earlier_ticket_ids, checked_threshold, customer_id
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
 

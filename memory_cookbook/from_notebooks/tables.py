@@ -3,7 +3,7 @@
 from IPython.display import Markdown
 
 
-# %% ../notebooks/01_tickets.ipynb 849ee1cb
+# %% ../../notebooks/01_tickets.ipynb 849ee1cb
 def markdown_table(header, rows):
     """Rows of cells as a Markdown table, for display in a notebook."""
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
@@ -11,7 +11,7 @@ def markdown_table(header, rows):
     return Markdown("\n".join(lines))
 
 
-# %% ../notebooks/07_memories_that_last.ipynb ledger-table-code
+# %% ../../notebooks/07_memories_that_last.ipynb ledger-table-code
 def ledger_table(entries):
     """Ledger entries as a Markdown table."""
     def answers(entry):

@@ -1,11 +1,11 @@
 """Generated from the notebooks' `#| export ledger` cells by scripts/export_module.py: do not edit."""
 
-from memory_cookbook.answer_sources import source_of_last
 from memory_cookbook.jev_request import carried_memory_ids, ticket_id
+from memory_cookbook.replay.answer_sources import source_of_last
 from typesafe_sdk import ChoiceAnswer, NoulAnswer
 
 
-# %% ../notebooks/07_memories_that_last.ipynb ledger-code
+# %% ../../notebooks/07_memories_that_last.ipynb ledger-code
 LEDGER = []  # one entry per wrapper call, in order
 
 
