@@ -22,7 +22,8 @@ from memory_cookbook.shown_as_message import ShownAsMessage
 def runtime_exception_classes():
     """Every exception class the runtime package defines (warnings are not raised at a reader)."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        module = importlib.import_module(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        module = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
         for _, value in inspect.getmembers(module, inspect.isclass):
             if (value.__module__ == module.__name__ and issubclass(value, BaseException)
                     and not issubclass(value, Warning)):
