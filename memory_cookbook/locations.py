@@ -6,6 +6,8 @@ A normal (non-editable) `pip install .` copies only this package into site-packa
 
 from pathlib import Path
 
+from memory_cookbook.shown_as_message import ShownAsMessage
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CACHE_FILE = ROOT / "json_cache.json"
@@ -14,7 +16,7 @@ TICKETS_FILE = ROOT / "data" / "tickets.json"
 LESSON_FILE = NOTEBOOKS / "jev_memory_lesson.py"  # the lesson module: generated, never imported by this package
 
 
-class NotACheckout(RuntimeError):
+class NotACheckout(ShownAsMessage, RuntimeError):
     """The package was installed away from the cookbook's files (a normal `pip install`, not `pip install -e .`)."""
 
 
