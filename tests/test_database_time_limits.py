@@ -45,7 +45,7 @@ def borrowed(pool):
 
 def test_no_connection_to_a_host_that_never_answers_waits_past_its_limit(silent_host):
     """Opening a store, and the connection that explains a pool's timeout, side by side (each waits 2 s)."""
-    pool = connection_pool(silent_host, min_size=0, max_size=1, timeout=0.5, kwargs={"connect_timeout": 2})
+    pool = connection_pool(silent_host, min_size=0, max_size=1, timeout=0.1, kwargs={"connect_timeout": 2})
     raised, calls = {}, {"open": lambda: PostgresStore(silent_host, timeout=2), "explain": lambda: borrowed(pool)}
 
     def run(name):
