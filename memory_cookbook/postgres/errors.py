@@ -4,8 +4,7 @@ are not there yet (MemoryTablesMissing). The kind follows psycopg's exception cl
 connection that failed or was lost is "cannot reach"; a statement psycopg would not send (a wrong placeholder, a value
 it cannot encode) is a failed query. Each names the database with its password masked, gives the SQLSTATE where
 PostgreSQL sent one, and keeps psycopg's error as its cause; each is a psycopg error too (the two about the connection a
-psycopg.OperationalError). Also the checks that refuse, before anything is written,
-a value PostgreSQL cannot store."""
+psycopg.OperationalError). Also the checks that refuse, before anything is written, a value PostgreSQL cannot store."""
 
 import os
 import re
