@@ -84,7 +84,10 @@ def times_carried(ticket: str | None, entries: Sequence[LedgerEntry]) -> int | N
 
 
 def card_memory(record: MemoryRecord, entries: Sequence[LedgerEntry], now: datetime) -> CardMemory:
+    """One memory as the card shows it at `now` (an invalidation after `now` is not shown: it had not happened)."""
     request = record.memory["request"]
+    status = record.status_at(now)
+    invalidated = status == "invalidated"
     ticket = request.get("ticket")
     subject = ticket.get("subject") if isinstance(ticket, dict) else None
     return {
@@ -99,10 +102,10 @@ def card_memory(record: MemoryRecord, entries: Sequence[LedgerEntry], now: datet
         "model": record.model,
         "saved_at": iso_utc(record.saved_at),
         "expires_at": iso_utc(record.expires_at) if record.expires_at else None,
-        "status": record.status_at(now),
-        "invalidated_at": iso_utc(record.invalidated_at) if record.invalidated_at else None,
-        "invalidated_by": record.invalidated_by,
-        "invalidation_reason": record.invalidation_reason,
+        "status": status,
+        "invalidated_at": iso_utc(record.invalidated_at) if invalidated and record.invalidated_at else None,
+        "invalidated_by": record.invalidated_by if invalidated else None,
+        "invalidation_reason": record.invalidation_reason if invalidated else None,
         "carried_by": times_carried(record.ticket, entries),
     }
 
