@@ -129,7 +129,7 @@ def test_an_import_never_overwrites_what_a_store_keeps_of_the_customer(c1042):
     assert (only_a_call.records, only_a_call.entries) == ([], entries[:1])
 
 
-def test_a_damaged_document_imports_nothing(c1042):
+def test_a_ledger_entry_without_its_customer_is_named_and_nothing_is_imported(c1042):
     records, _, ledger = c1042
     document = damaged(customer_export("C-1042", records, ledger), lambda d: d["ledger"][-1].pop("customer"))
     store = ListStore()
