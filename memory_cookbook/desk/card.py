@@ -19,7 +19,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypedDict
 
 from memory_cookbook.classroom.folded import in_chinese_notebook
-from memory_cookbook.desk.records import STATUSES, DeskStore, LedgerEntry, MemoryRecord, Status, iso_utc, utc
+from memory_cookbook.desk.records import (STATUSES, DeskStore, LedgerEntry, MemoryRecord, Provenance, Status,
+                                          iso_utc, utc)
 
 __all__ = ["CARD_MIME", "CardAnswer", "CardData", "CardMemory", "Language", "MemoryCard", "card_data", "card_html",
            "card_text", "memory_card"]
@@ -38,22 +39,13 @@ class CardAnswer(TypedDict):
     probability: float | None
 
 
-class CardMemory(TypedDict):
-    """One memory as the card shows it; times are ISO 8601 UTC, carried_by is None for a memory without a ticket id."""
+class CardMemory(Provenance):
+    """One memory as the card shows it: its provenance, the ticket's subject and what the customer wrote there, the
+    answers saved, and how many calls carried it (None for a memory without a ticket id)."""
 
-    ticket: str | None
     subject: str | None
     ticket_said: str
     answers: list[CardAnswer]
-    p_remember: float
-    remember_at: float | None
-    model: str
-    saved_at: str
-    expires_at: str | None
-    status: Status
-    invalidated_at: str | None
-    invalidated_by: str | None
-    invalidation_reason: str | None
     carried_by: int | None
 
 
@@ -85,29 +77,19 @@ def times_carried(ticket: str | None, entries: Sequence[LedgerEntry]) -> int | N
 
 def card_memory(record: MemoryRecord, entries: Sequence[LedgerEntry], now: datetime) -> CardMemory:
     """One memory as the card shows it at `now` (an invalidation after `now` is not shown: it had not happened)."""
+    provenance = record.provenance_at(now)
+    if provenance["status"] != "invalidated":
+        provenance.update({"invalidated_at": None, "invalidated_by": None, "invalidation_reason": None})
     request = record.memory["request"]
-    status = record.status_at(now)
-    invalidated = status == "invalidated"
     ticket = request.get("ticket")
     subject = ticket.get("subject") if isinstance(ticket, dict) else None
-    return {
-        "ticket": record.ticket,
-        "subject": subject if isinstance(subject, str) else None,
-        "ticket_said": customer_text(request),
-        "answers": [{"question": question, "answer": answer,
-                     "probability": record.answer_probabilities.get(question)}
-                    for question, answer in record.memory["jev_answered"].items()],
-        "p_remember": record.p_remember,
-        "remember_at": record.remember_at,
-        "model": record.model,
-        "saved_at": iso_utc(record.saved_at),
-        "expires_at": iso_utc(record.expires_at) if record.expires_at else None,
-        "status": status,
-        "invalidated_at": iso_utc(record.invalidated_at) if invalidated and record.invalidated_at else None,
-        "invalidated_by": record.invalidated_by if invalidated else None,
-        "invalidation_reason": record.invalidation_reason if invalidated else None,
-        "carried_by": times_carried(record.ticket, entries),
-    }
+    return {**provenance,
+            "subject": subject if isinstance(subject, str) else None,
+            "ticket_said": customer_text(request),
+            "answers": [{"question": question, "answer": answer,
+                         "probability": record.answer_probabilities.get(question)}
+                        for question, answer in record.memory["jev_answered"].items()],
+            "carried_by": times_carried(record.ticket, entries)}
 
 
 def card_data(customer: str, records: Sequence[MemoryRecord], ledger: Sequence[LedgerEntry],

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from memory_cookbook.checked_files import read_json
-from memory_cookbook.desk.records import (STATUSES, DeskStore, LedgerEntry, MemoryItem, MemoryRecord, Status,
-                                          iso_utc, utc)
+from memory_cookbook.desk.records import (STATUSES, DeskStore, LedgerEntry, MemoryItem, MemoryRecord, Provenance,
+                                          Status, iso_utc, utc)
 from memory_cookbook.shown_as_message import ShownAsMessage
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "CustomerAlreadyKept", "CustomerData", "CustomerExport", "ExportedMemory",
@@ -25,21 +25,12 @@ FORMAT = "memory-cookbook/customer-export"
 FORMAT_VERSION = 1
 
 
-class ExportedMemory(TypedDict):
-    """One memory in an export (docs/customer_export.md says what each field means)."""
+class ExportedMemory(Provenance):
+    """One memory in an export: its provenance, the probability of each answer saved, and the memory exactly as saved
+    (docs/customer_export.md says what each field means)."""
 
-    ticket: str | None
-    memory: MemoryItem
     answer_probabilities: dict[str, float]
-    p_remember: float
-    remember_at: float | None
-    model: str
-    saved_at: str
-    expires_at: str | None
-    status: Status
-    invalidated_at: str | None
-    invalidated_by: str | None
-    invalidation_reason: str | None
+    memory: MemoryItem
 
 
 class CustomerExport(TypedDict):
@@ -72,13 +63,8 @@ class CustomerAlreadyKept(ShownAsMessage, ValueError):
 
 
 def exported_memory(record: MemoryRecord, moment: datetime) -> ExportedMemory:
-    return {"ticket": record.ticket, "memory": record.memory, "answer_probabilities": record.answer_probabilities,
-            "p_remember": record.p_remember, "remember_at": record.remember_at, "model": record.model,
-            "saved_at": iso_utc(record.saved_at),
-            "expires_at": iso_utc(record.expires_at) if record.expires_at else None,
-            "status": record.status_at(moment),
-            "invalidated_at": iso_utc(record.invalidated_at) if record.invalidated_at else None,
-            "invalidated_by": record.invalidated_by, "invalidation_reason": record.invalidation_reason}
+    return {**record.provenance_at(moment), "answer_probabilities": record.answer_probabilities,
+            "memory": record.memory}
 
 
 def customer_export(customer: str, records: Sequence[MemoryRecord], ledger: Sequence[LedgerEntry],

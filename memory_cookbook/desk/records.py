@@ -14,8 +14,8 @@ from typesafe_sdk import Choice, ChoiceAnswer, Noul, Score, SystemOneResponse
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.memory_checks import checked_memory
 
-__all__ = ["STATUSES", "DeskStore", "LedgerEntry", "MemoryItem", "MemoryRecord", "Status", "answer_probabilities",
-           "iso_utc", "utc"]
+__all__ = ["STATUSES", "DeskStore", "LedgerEntry", "MemoryItem", "MemoryRecord", "Provenance", "Status",
+           "answer_probabilities", "iso_utc", "utc"]
 
 
 # The shapes of issue 34's store contract (memory_cookbook/contract.py), until it lands: imported from there then.
@@ -43,6 +43,22 @@ class LedgerEntry(TypedDict, total=False):
 
 Status = Literal["in force", "invalidated", "expired"]
 STATUSES: tuple[Status, ...] = ("in force", "invalidated", "expired")
+
+
+class Provenance(TypedDict):
+    """Where a memory came from and what became of it, as JSON (times ISO 8601 UTC), with its status at a moment:
+    what the card and an export show of every memory."""
+
+    ticket: str | None
+    p_remember: float
+    remember_at: float | None
+    model: str
+    saved_at: str
+    expires_at: str | None
+    status: Status
+    invalidated_at: str | None
+    invalidated_by: str | None
+    invalidation_reason: str | None
 
 
 def utc(moment: datetime, field: str = "a time") -> datetime:
@@ -140,6 +156,15 @@ class MemoryRecord:
         if self.expires_at is not None and self.expires_at <= moment:
             return "expired"
         return "in force"
+
+    def provenance_at(self, moment: datetime) -> Provenance:
+        """Its provenance as JSON, with its status at `moment`."""
+        return {"ticket": self.ticket, "p_remember": self.p_remember, "remember_at": self.remember_at,
+                "model": self.model, "saved_at": iso_utc(self.saved_at),
+                "expires_at": iso_utc(self.expires_at) if self.expires_at else None,
+                "status": self.status_at(moment),
+                "invalidated_at": iso_utc(self.invalidated_at) if self.invalidated_at else None,
+                "invalidated_by": self.invalidated_by, "invalidation_reason": self.invalidation_reason}
 
 
 def answer_probabilities(questions: Mapping[str, Choice | Noul | Score],
