@@ -1,12 +1,21 @@
 """One request to Jev as data: the exact text that is sent (and keys the cache), the key it is recorded under, the
-ticket it is about, and a TypeSafe playground link that opens it. Hand-written, tested in tests/test_replay.py."""
+ticket it is about, and a TypeSafe playground link that opens it; and an answer in brief, the one way the cookbook
+shows an answer to people. Hand-written, tested in tests/test_replay.py and tests/test_lesson.py."""
 
 import hashlib
 import json
+from typing import Any
 
 from cooksafe import make_playground_link
 from cooksafe.cache import MAX_KEY_CHARS
-from typesafe_sdk import Choice, Noul, Score
+from pydantic import TypeAdapter
+from typesafe_sdk import Answer, Choice, ChoiceAnswer, Noul, NoulAnswer, Score, ScoreAnswer
+
+__all__ = ["Questions", "State", "answer_in_brief", "cache_key", "carried_memory_ids", "describe_call",
+           "playground_link", "questions_wire", "request_text", "ticket_id", "without_memories"]
+
+State = dict[str, Any]  # a JSON object Jev is asked about
+Questions = dict[str, Choice | Noul | Score]  # {question id: question}, as ask() takes them
 
 
 def ticket_id(state):
@@ -60,6 +69,23 @@ def cache_key(model, state_json, questions_json):
     cache was recorded with) and the arguments joined by |, as a sha256 digest when longer than 200 characters."""
     key = "|".join(["_system_one", model, state_json, questions_json])
     return hashlib.sha256(key.encode()).hexdigest() if len(key) > MAX_KEY_CHARS else key
+
+
+ANSWERS: TypeAdapter[Any] = TypeAdapter(Answer)  # an answer's JSON, as a response holds it, back to its class
+
+
+def answer_in_brief(answer: Any) -> str:
+    """'cloud_ops 0.80' for a Choice (the option chosen and its probability), 'P(yes) 0.07' for a Noul, 'score 4' for
+    a Score: an answer (typesafe_sdk's, or its JSON) in a few characters, for tables, ledgers and links."""
+    if isinstance(answer, dict):
+        answer = ANSWERS.validate_json(json.dumps(answer))  # JSON mode: a Score's levels come back as integers
+    if isinstance(answer, ChoiceAnswer):
+        return f"{answer.choice} {answer.probabilities[answer.choice]:.2f}"
+    if isinstance(answer, NoulAnswer):
+        return f"P(yes) {answer.noul:.2f}"
+    if isinstance(answer, ScoreAnswer):
+        return f"score {answer.score:g}"
+    raise TypeError(f"no brief form for a {type(answer).__name__}")
 
 
 def playground_link(state, questions, model):

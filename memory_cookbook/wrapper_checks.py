@@ -15,10 +15,10 @@ def customer_id(state):
 
 
 def checked_threshold(remember_at):
-    """REMEMBER_AT, or a ValueError unless it is a probability: a number from 0 to 1 (a bool, which Python counts as
+    """`remember_at`, or a ValueError unless it is a probability: a number from 0 to 1 (a bool, which Python counts as
     one, is not)."""
     if isinstance(remember_at, bool) or not isinstance(remember_at, (int, float)) or not 0 <= remember_at <= 1:
-        raise ValueError(f"REMEMBER_AT is a probability between 0 and 1; got {remember_at!r}")
+        raise ValueError(f"remember_at is a probability between 0 and 1; got {remember_at!r}")
     return remember_at
 
 

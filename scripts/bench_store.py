@@ -46,9 +46,8 @@ from memory_cookbook.from_notebooks import postgres_store, stores
 from memory_cookbook.postgres import server as postgres_server
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
 from memory_cookbook.postgres.lesson_database import APP_DATABASE_URL_VARIABLE
-from memory_cookbook.locations import load_lesson
-
-jev_memory_lesson = load_lesson()  # the lesson, by its path: this script does not run in notebooks/
+import jev_memory_lesson
+from memory_cookbook.dict_store import DictStore
 
 PER_CUSTOMER, FORGETS, MODEL, WRITERS = 20, 5, "bench", 8
 AIMS = {"recall_p50_ratio": 1.5, "save_p50_ratio": 1.5, "eight_writers_ratio": 0.7}
@@ -287,10 +286,10 @@ def forget_figures(owner_url, app_url, schema, size):
 
 def other_stores(folder, size, recalls):
     """Notebook 04's dict and notebook 07's SQLite file: recall p50 (µs) at this size."""
-    dict_store = jev_memory_lesson.DictStore()
-    shared = memory_for("C-0", 0)  # one object for all: a dict's recall cost does not depend on the memory's size
+    dict_store = DictStore()
     for number in range(size):
-        dict_store.memories[customer_of(number, size)].append(shared)
+        customer = customer_of(number, size)
+        dict_store.save(customer, memory_for(customer, number), p_remember=0.9, model=MODEL)
     path = Path(folder) / f"recall-{size}.sqlite"
     stores.SqliteStore(path)  # its tables
     with closing(sqlite3.connect(path)) as db, db:

@@ -127,25 +127,21 @@ def cache_copy(tmp_path):
 
 
 @pytest.fixture
-def memory(monkeypatch):
-    """jev_memory_lesson offline over the committed cache, with no memories, calls or ledger entries; restored
-    afterwards. The logs are emptied in place: the other generated modules hold the same lists."""
+def lesson(monkeypatch):
+    """The lesson module, offline over the committed cache, its MEMORY on a new, empty DictStore (as published) at the
+    published threshold, and no call recorded yet; all restored afterwards. CALLS is emptied in place: the lesson
+    holds the same list."""
     import jev_memory_lesson
-    from memory_cookbook.from_notebooks import ledger
-    from memory_cookbook.replay import answer_sources
-    from memory_cookbook.replay import calls as replay
+    from memory_cookbook.dict_store import DictStore
+    from memory_cookbook.replay.calls import CALLS
 
     configure(monkeypatch)
-    monkeypatch.setattr(replay, "LIVE_CALLS", [])
-    monkeypatch.setattr(jev_memory_lesson, "MEMORIES", type(jev_memory_lesson.MEMORIES)(list))
-    monkeypatch.setattr(jev_memory_lesson, "STORE",
-                        jev_memory_lesson.DictStore(jev_memory_lesson.MEMORIES))  # as published
-    saved = [(log, list(log)) for log in (jev_memory_lesson.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
-    for log, _ in saved:
-        log.clear()
+    monkeypatch.setattr(jev_memory_lesson.MEMORY, "store", DictStore())
+    monkeypatch.setattr(jev_memory_lesson.MEMORY, "remember_at", jev_memory_lesson.REMEMBER_AT)
+    calls_before = list(CALLS)
+    CALLS.clear()
     yield jev_memory_lesson
-    for log, entries in saved:
-        log[:] = entries
+    CALLS[:] = calls_before
 
 
 def fake_jev():

@@ -18,7 +18,7 @@ def test_every_generated_module_matches_the_notebooks():
     assert stale_modules(module_sources()) == [], "stale module: run python scripts/export_module.py"
 
 
-def test_recorded_requests_are_the_published_runs_requests(memory):
+def test_recorded_requests_are_the_published_runs_requests(lesson):
     assert requests_text(published_run_calls(), committed_entries()) == RECORDED_REQUESTS_FILE.read_text(), (
         "stale recorded_requests.json: re-record with scripts/record_cache.py")
     assert len(committed_requests()) == 32

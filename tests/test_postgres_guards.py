@@ -81,7 +81,7 @@ def test_erase_forgotten_rewrites_only_the_noted_partitions_of_its_schema_and_sk
 
 def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(postgres_store):
     postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
-    postgres_store.forget_ticket("T-1")
+    postgres_store.forget_ticket("C-A", "T-1")
     [partition], done = notes(postgres_store), []
     with psycopg.connect(postgres_store.url) as reader:  # a transaction still reading the partition
         reader.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(partition)))
@@ -164,7 +164,7 @@ def test_the_tables_refuse_a_row_with_no_customer(app_role_url, app_store):
 def test_forget_ticket_refuses_an_id_the_store_could_never_have_saved(postgres_store, ticket):
     postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
     with pytest.raises(ValueError, match="ticket id"):
-        postgres_store.forget_ticket(ticket, "C-A")
+        postgres_store.forget_ticket("C-A", ticket)
     assert len(postgres_store.saved()) == 1
 
 

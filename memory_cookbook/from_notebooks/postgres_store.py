@@ -2,8 +2,9 @@
 
 import json
 import psycopg
+from collections.abc import Iterator
 from contextlib import contextmanager
-from memory_cookbook.from_notebooks.ledger import forget_entries
+from memory_cookbook.contract import LedgerEntry, MemoryItem, SavedMemory
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
                                              checked_probability,
@@ -13,6 +14,7 @@ from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMi
 from memory_cookbook.postgres.pool import live_connection, session_options
 from psycopg import sql
 from psycopg_pool import ConnectionPool
+from typing import Any
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb 0ce72fd9
@@ -150,8 +152,9 @@ class PostgresStore:
     only (a role that owns the tables sees every row, as the notebook's owner does). No statement runs, waits for a
     lock, or leaves its transaction idle longer than the limits (seconds; `options` in the URL may set them too)."""
 
-    def __init__(self, url, schema="memory_cookbook", timeout=5, max_connections=4, statement_timeout=30,
-                 lock_timeout=5, idle_in_transaction_timeout=60):
+    def __init__(self, url: str, schema: str = "memory_cookbook", timeout: float = 5, max_connections: int = 4,
+                 statement_timeout: float = 30, lock_timeout: float = 5,
+                 idle_in_transaction_timeout: float = 60) -> None:
         self.url, self.schema = url, schema
         self.memories, self.ledger_table, self.to_erase, self.note_for_erasure = (
             sql.Identifier(schema, name) for name in ("memories", "ledger", "to_erase", "note_for_erasure"))
@@ -161,21 +164,19 @@ class PostgresStore:
             self.calls = {function: sql.SQL("SELECT * FROM {}({})").format(  # composed once: call() is the hot path
                 sql.Identifier(schema, function), sql.SQL(", ").join([sql.Placeholder()] * arguments)).as_string(db)
                 for function, arguments in FUNCTIONS.items()}
-            self.row_security = db.execute("SELECT row_security_active(%s)",
-                                           (self.memories.as_string(db),)).fetchone()[0]
         self.pool = ConnectionPool(url, min_size=1, max_size=max_connections, timeout=timeout, open=True, kwargs={
             "autocommit": True, "options": session_options(
                 url, statement_timeout=statement_timeout, lock_timeout=lock_timeout,
                 idle_in_transaction_session_timeout=idle_in_transaction_timeout)})
 
-    def __enter__(self):
+    def __enter__(self) -> "PostgresStore":
         return self
 
-    def __exit__(self, *exception):
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     @contextmanager
-    def connection(self):
+    def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection from the pool that the server has not closed meanwhile, back to the pool at the end of the
         block; psycopg's errors raised as the DatabaseError that says what happened. Each statement is a
         transaction of its own (autocommit)."""
@@ -191,7 +192,7 @@ class PostgresStore:
             raise
 
     @contextmanager
-    def as_customer(self, customer):
+    def as_customer(self, customer: str | None) -> Iterator[psycopg.Connection[Any]]:
         """A connection in one transaction that may see `customer`'s rows only (with None, no customer's, unless the
         role owns the tables): committed at the end of the block, rolled back on any error."""
         with self.connection() as db, db.transaction():
@@ -199,34 +200,34 @@ class PostgresStore:
                 db.execute(NAME_CUSTOMER, (CUSTOMER_SETTING, customer))
             yield db
 
-    def transaction(self):
+    def transaction(self) -> Any:
         """A connection in one transaction, with no customer named."""
         return self.as_customer(None)
 
-    def call(self, function, *args):
+    def call(self, function: str, *args: object) -> list[Any]:
         """One of the store's functions, which names the customer and runs its statement: a single statement, so
         one transaction and one round trip, prepared once per connection. Its rows."""
         with self.connection() as db:
             return db.execute(self.calls[function], args, prepare=True).fetchall()
 
-    def execute(self, query, *params):
+    def execute(self, query: Any, *params: object) -> Any:
         """One statement (a string or psycopg.sql), a transaction of its own, with no customer named: its rows, or
         how many rows it changed. Without params, a % in the query is a %."""
         with self.connection() as db:
             cursor = db.execute(query, params or None, prepare=False)
             return cursor.fetchall() if cursor.description else cursor.rowcount
 
-    def recall(self, customer):
+    def recall(self, customer: str) -> list[MemoryItem]:
         rows = self.call("recall_memories", checked_id("customer", customer))
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
-    def save(self, customer, memory, p_remember, model):
+    def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str) -> None:
         self.call("save_memory", checked_id("customer", customer),
                   checked_id("ticket id", ticket_id(memory), optional=True), json.dumps(memory["request"]),
                   json.dumps(memory["jev_answered"]), checked_probability("p_remember", p_remember),
                   checked_text("model", model))
 
-    def deleted(self, db, table, condition, *params):
+    def deleted(self, db: psycopg.Connection[Any], table: sql.Identifier, condition: str, *params: object) -> int:
         """Delete rows and note the partitions that still hold their bytes, for erase_forgotten, in one statement:
         how many rows. Never prepared, so always planned for its customer (a generic plan would lock every
         partition)."""
@@ -234,40 +235,40 @@ class PostgresStore:
                                   " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
             table, sql.SQL(condition), self.note_for_erasure), params, prepare=False).fetchone()[0]
 
-    def forget_ticket(self, ticket, customer=None):
-        """Delete the memory saved from `ticket`. A role under row-level security must name its customer."""
-        if customer is None and self.row_security:
-            raise ValueError("forget_ticket needs the customer: this role sees a customer's rows only once named")
-        ticket, customer = checked_id("ticket id", ticket), checked_id("customer", customer, optional=True)
+    def forget_ticket(self, customer: str, ticket: str) -> int:
+        """Delete the customer's memory saved from `ticket`, in a transaction that names the customer."""
+        customer, ticket = checked_id("customer", customer), checked_id("ticket id", ticket)
         with self.as_customer(customer) as db:
-            if customer is None:
-                return self.deleted(db, self.memories, "ticket_id = %s", ticket)
             return self.deleted(db, self.memories, "customer_id = %s AND ticket_id = %s", customer, ticket)
 
-    def forget_customer(self, customer):
+    def forget_customer(self, customer: str) -> int:
         """Delete the customer's memories and ledger entries in one transaction, so that no query sees one without
-        the other, then their entries in LEDGER. Nobody waits: their bytes stay in the table files until
-        erase_forgotten rewrites the partitions that hold them."""
+        the other. Nobody waits: their bytes stay in the table files until erase_forgotten rewrites the partitions
+        that hold them."""
         with self.as_customer(checked_id("customer", customer)) as db:
             self.deleted(db, self.ledger_table, "customer_id = %s", customer)
-            forgotten = self.deleted(db, self.memories, "customer_id = %s", customer)
-        forget_entries(customer)  # only once the database has forgotten them too
-        return forgotten
+            return self.deleted(db, self.memories, "customer_id = %s", customer)
 
-    def log(self, entry):
+    def log(self, entry: LedgerEntry) -> None:
         self.call("log_entry", checked_id("customer", entry["customer"]), json.dumps(entry))
 
-    def ledger(self):
-        """Every ledger entry, in the order logged: the owner's view (a role under row-level security sees none)."""
-        rows = self.execute(sql.SQL("SELECT entry::text FROM {} ORDER BY id").format(self.ledger_table))
+    def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
+        """The ledger's entries in the order logged: the customer's, in a transaction that names them, or (None) every
+        customer's, the owner's view (a role under row-level security sees none)."""
+        if customer is None:
+            rows = self.execute(sql.SQL("SELECT entry::text FROM {} ORDER BY id").format(self.ledger_table))
+        else:
+            with self.as_customer(checked_id("customer", customer)) as db:
+                rows = db.execute(sql.SQL("SELECT entry::text FROM {} WHERE customer_id = %s ORDER BY id").format(
+                    self.ledger_table), (customer,)).fetchall()
         return [json.loads(entry) for (entry,) in rows]
 
-    def saved(self):
+    def saved(self) -> list[SavedMemory]:
         """(customer, ticket, P(remember), model) for every memory, in the order saved: the owner's view."""
-        return self.execute(sql.SQL("SELECT customer_id, ticket_id, p_remember, model FROM {} ORDER BY id").format(
-            self.memories))
+        return [SavedMemory(*row) for row in self.execute(sql.SQL(
+            "SELECT customer_id, ticket_id, p_remember, model FROM {} ORDER BY id").format(self.memories))]
 
-    def close(self):
+    def close(self) -> None:
         self.pool.close()
 
 

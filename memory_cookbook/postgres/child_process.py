@@ -1,13 +1,8 @@
-"""Plumbing for notebook 09's app servers, which are child processes: the variable that names the lesson file a child
-loads (memory_cookbook.locations.load_lesson: the runtime package never imports the lesson by name), and reading a
-child's stderr as it comes, so that a chatty child never blocks on a full pipe and its last words are there when it
-stops."""
+"""Plumbing for notebook 09's app servers, which are child processes: a child's stderr read as it comes, so that a
+chatty child never blocks on a full pipe and its last words are there when it stops."""
 
 import collections
 import threading
-
-LESSON_FILE_VARIABLE = "APP_SERVER_LESSON_FILE"  # the lesson file an app server loads (locations.load_lesson)
-
 
 class StderrReader:
     """A thread that reads a process's stderr line by line as it comes, keeping the last `keep` lines."""

@@ -1,17 +1,20 @@
 """What a call the cache lacks says (CacheMiss): the nearest request of the published run (read from
 recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it; a
-difference in memories alone is laid to the gate's threshold when the ledger holds a decision the published run did
-not make; JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
+difference in memories alone is laid to the gate's threshold when a ledger it was handed holds a decision the
+published run did not make (every live Memory hands over its ledger: memory_cookbook.memory.handed_entries);
+JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
 tests/test_cache_miss_message.py, tests/test_lesson.py and tests/test_requests_file.py."""
 
 import json
 import os
 
-from memory_cookbook.from_notebooks import ledger
+from memory_cookbook.memory import handed_entries
 from memory_cookbook.replay.cache_file import cache_path, check_cache_file
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
 from memory_cookbook.replay.recorded_requests import recorded_requests, requests_path
+
+__all__ = ["CacheMiss", "compared_with_recorded", "differences", "explain_miss", "truncated"]
 
 
 class CacheMiss(LookupError):
@@ -81,7 +84,8 @@ def compared_with_published_run(where, model, state, questions, state_json, ques
     if cache_key(model, state_json, questions_json) in {request.key for request in requests}:
         return [f"The published run made exactly this request, but {where} does not hold its answer: restore the"
                 " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it."]
-    return compared_with_recorded(model, state, questions, requests, ledger.LEDGER, read_answers(requests))
+    customer = (state.get("customer") or {}).get("id") if isinstance(state, dict) else None
+    return compared_with_recorded(model, state, questions, requests, handed_entries(customer), read_answers(requests))
 
 
 def read_answers(requests):
@@ -105,7 +109,7 @@ def recorded_threshold_range(requests, answers):
 
 def threshold_cause(customer, entries, threshold_range):
     """A line that names the ledger's latest call for `customer` whose gate decided otherwise than the published run
-    (its threshold, jev_memory_lesson.REMEMBER_AT, outside `threshold_range`), or None if there is none."""
+    (its threshold, remember_at, outside `threshold_range`), or None if there is none."""
     if threshold_range is None:
         return None
     above, up_to = threshold_range
@@ -113,8 +117,7 @@ def threshold_cause(customer, entries, threshold_range):
         published_saved = entry.get("p_remember", 0) >= up_to
         if entry.get("customer") == customer and "remember_at" in entry and entry["saved"] != published_saved:
             return (f"The gate's threshold changed what was saved: {entry['ticket']} was judged at"
-                    f" jev_memory_lesson.REMEMBER_AT = {entry['remember_at']} (P(remember) {entry['p_remember']:.2f})"
-                    " and"
+                    f" remember_at = {entry['remember_at']} (P(remember) {entry['p_remember']:.2f}) and"
                     f" {'saved' if entry['saved'] else 'not saved'}, where the published run"
                     f" {'did not save it' if entry['saved'] else 'saved it'}. The recorded answers cover a threshold"
                     f" above {above:.2f} and up to {up_to:.2f} only: change or remove that setting, then Kernel →"
@@ -164,7 +167,7 @@ def compared_with_recorded(model, state, questions, requests, entries=(), answer
         customer = (state.get("customer") or {}).get("id") if isinstance(state, dict) else None
         cause = threshold_cause(customer, entries, recorded_threshold_range(requests, answers or {}))
         lines.append(cause or "Only the memories differ. Either a setting changed what was saved before this call"
-                     " (such as the gate's threshold, jev_memory_lesson.REMEMBER_AT, set outside the range the recorded"
+                     " (such as the gate's threshold, remember_at, set outside the range the recorded"
                      " answers cover), or cells ran out of order or twice. Undo the setting, then Kernel → Restart"
                      " Kernel and Run All Cells goes back to the recorded run.")
     elif found:

@@ -15,12 +15,11 @@ from cookbook_tools import chinese_edition
 from cookbook_tools.export import module_sources, write_modules
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
-# Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
-# defines ask itself) and from the module's.
+# Appended to a notebook to print every request its kernel answered, from the one record of them.
 REPORT_CALLS = """\
-import json as _json, jev_memory_lesson as _module
-_logs = {id(log): log for log in (globals().get("CALLS", []), _module.CALLS)}
-print(_json.dumps([call for log in _logs.values() for call in log]))"""
+import json as _json
+from memory_cookbook.replay.calls import CALLS as _calls
+print(_json.dumps([call.request for call in _calls]))"""
 KERNELS_STARTED = []  # the notebooks this process ran in a kernel, in order (the suite reports how many)
 
 

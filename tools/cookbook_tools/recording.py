@@ -8,7 +8,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memory_cookbook.locations import load_lesson
 from cookbook_tools.execution import executed_with_calls
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
 from memory_cookbook.replay.cache_file import cache_text, check_cache_file, lock_for, write_atomically
@@ -40,8 +39,10 @@ def notebooks_to_record(names, prune=False):
 
 
 def published_run_calls():
-    """The calls of the published run (notebook 08's `replay_published_run`), made in this process."""
-    return load_lesson().replay_published_run()
+    """The requests of the published run (notebook 08's `replay_published_run`), made in this process."""
+    import jev_memory_lesson
+
+    return [call.request for call in jev_memory_lesson.replay_published_run()]
 
 
 def notebook_calls(notebook_path):
