@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
+from memory_cookbook.shown_as_message import ShownAsMessage
 
 
-class DamagedFile(RuntimeError):
+class DamagedFile(ShownAsMessage, RuntimeError):
     """A file the cookbook reads cannot be used as it is; the message names it, what is wrong, and the fix."""
 
 

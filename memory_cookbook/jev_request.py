@@ -89,5 +89,6 @@ def answer_in_brief(answer: Any) -> str:
 
 
 def playground_link(state, questions, model):
-    """A link that opens this request (state, questions, model) in the TypeSafe playground."""
-    return make_playground_link(state, questions, models=[model])
+    """A link that opens this request (state, questions, model) in the TypeSafe playground. The state goes in as its
+    JSON text, as cooksafe writes a dict's: a state that is a JSON string stays one, not the document's bare text."""
+    return make_playground_link(json.dumps(state, ensure_ascii=False), questions, models=[model])

@@ -6,6 +6,8 @@ around them: `checkout_file()` then refuses with an error that says so (tests/te
 
 from pathlib import Path
 
+from memory_cookbook.shown_as_message import ShownAsMessage
+
 __all__ = ["CACHE_FILE", "NOTEBOOKS", "NotACheckout", "RECORDED_REQUESTS_FILE", "ROOT", "TICKETS_FILE", "checkout_file"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -15,7 +17,7 @@ RECORDED_REQUESTS_FILE = ROOT / "recorded_requests.json"
 TICKETS_FILE = ROOT / "data" / "tickets.json"
 
 
-class NotACheckout(RuntimeError):
+class NotACheckout(ShownAsMessage, RuntimeError):
     """The package was installed away from the cookbook's files (a normal `pip install`, not `pip install -e .`)."""
 
 

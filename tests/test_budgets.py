@@ -4,10 +4,12 @@ running, what it makes of the store benchmark's report (or its absence), its ver
 docs/maintaining.md shows the recorded figures."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
 
+import nbformat
 import pytest
 
 from cookbook_tools import budgets
@@ -15,25 +17,71 @@ from cookbook_tools.budgets import Figure
 from cookbook_tools.paths import ROOT
 
 
-def test_words_are_counted_outside_code_and_html_tags_and_need_a_letter_or_digit():
+def test_words_read_aloud_include_inline_code_ids_and_numbers_but_no_fence_tag_or_link_target():
     markdown = textwrap.dedent("""\
-        Run `pytest -m "not slow"` — see [the guide](../docs/maintaining.md#the-suite), 2.5 s.
+        Run `pytest -m "not slow"` — see [the guide](../docs/maintaining.md#the-suite):
+        T-101 at 0.91, `REMEMBER_AT = 0.5`.
 
         ```bash
         .venv/bin/python -m pytest
         ```
 
         <details><summary>Show the answer</summary>| yes | — |</details>""")
-    # Run, see, the, guide, 2.5, s.; Show, the, answer, yes
-    assert budgets.prose_words(markdown) == 10
+    # Run, pytest, m, not, slow, see, the, guide, T-101, at, 0.91, REMEMBER, AT, 0.5; Show, the, answer, yes
+    assert budgets.spoken_words(markdown) == 18
 
 
-def test_the_guides_lesson_table_gives_each_lesson_notebook_its_reading_minutes():
+def test_a_token_of_underscores_is_no_word_and_an_identifier_is_the_words_said_for_it():
+    assert budgets.spoken_words("cloud_ops ___ ____ `ask_with_memory(state)` — `__`") == 6
+
+
+def test_chinese_is_counted_in_characters_beside_its_latin_words():
+    text = "门控保存了 T-102（`REMEMBER_AT` 为 0.5）。"
+    assert (budgets.spoken_words(text), budgets.chinese_characters(text)) == (4, 6)
+
+
+def test_the_guides_tables_give_each_notebook_of_the_lesson_and_09_its_reading_minutes():
     rate, slots = budgets.reading_slots((ROOT / "docs" / "teaching.md").read_text())
-    assert rate == 130
+    assert rate == 130 and budgets.chinese_reading_rate((ROOT / "docs" / "teaching.zh.md").read_text()) == 230
     assert list(slots) == ["01_tickets.ipynb", "02_routing.ipynb", "03_gate.ipynb", "04_wrapper.ipynb",
-                           "05_probe_sequence.ipynb", "06_final_comparison.ipynb"]
+                           "05_probe_sequence.ipynb", "06_final_comparison.ipynb", "09_many_app_servers.ipynb"]
     assert all(0 < minutes < 10 for minutes in slots.values())
+
+
+GUIDE_ROW = "| 0-5 | [{name}](../notebooks/{name}) | {minutes} + 1 + 1 | - | - |"
+
+
+def a_cookbook(tmp_path, words):
+    """A folder laid out as the cookbook, with notebooks of `words` words each ({number: words}, a Chinese twin of
+    as many 字 and 10 Latin words beside each), and guides giving each notebook a 4-minute slot."""
+    for folder in ("docs", "notebooks"):
+        (tmp_path / folder).mkdir()
+    names = {number: f"{number:02}_notebook.ipynb" for number in words}
+    (tmp_path / "docs" / "teaching.md").write_text("Read at about 100 words a minute.\n\n" + "\n".join(
+        GUIDE_ROW.format(name=name, minutes=4) for name in names.values()) + "\n")
+    (tmp_path / "docs" / "teaching.zh.md").write_text("按每分钟约 200 字朗读。\n")
+    (tmp_path / "README.md").write_text("word " * 1000)
+    for number, name in names.items():
+        for path, text in ((name, "word " * words[number]), (budgets.chinese_twin(name), "字" * words[number]
+                                                               + " ten" * 10)):
+            notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+            nbformat.write(notebook, tmp_path / "notebooks" / path)
+    return tmp_path
+
+
+def test_the_01_06_total_counts_each_of_the_six_lesson_notebooks_and_no_other(tmp_path):
+    root = a_cookbook(tmp_path, {number: 100 * number for number in range(1, 10)})
+    figures = {figure.name: figure for figure in budgets.word_figures(root)}
+    assert figures["01-06: words read aloud"].value == 100 * (1 + 2 + 3 + 4 + 5 + 6)
+
+
+def test_each_notebook_with_a_slot_and_its_chinese_twin_is_measured_against_the_slot(tmp_path):
+    root = a_cookbook(tmp_path, {number: 300 for number in range(1, 10)})
+    figures = {figure.name: figure for figure in budgets.word_figures(root)}
+    english, chinese = figures["03_notebook.ipynb: read aloud"], figures["03_notebook.zh.ipynb: read aloud"]
+    assert (english.value, english.budget) == (3.0, 4.0)  # 300 words at 100 a minute
+    assert (chinese.value, chinese.budget) == (1.6, 4.0)  # 300 字 at 200 a minute and 10 words at 100
+    assert figures["README.md: words read aloud"].value == 1000 and figures["README.md: words read aloud"].over is False
 
 
 def test_a_guide_without_its_lesson_table_is_an_error_naming_it():
@@ -70,6 +118,56 @@ def test_the_cpu_time_counts_the_orphans_a_command_leaves(tmp_path):
                               check=True)
     cpu, left_running = measured.stdout.split()
     assert float(cpu) >= 0.25 and left_running == "0"
+
+
+# A developer's live key, cache and database: the notebooks' and the benchmark's runs must not see them (they would
+# send requests, write another cache, or run 09 and the benchmark on the developer's database).
+LIVE = {"TYPESAFE_API_KEY": "a-live-key", "COOKBOOK_CACHE": "/elsewhere/cache.json",
+        "COOKBOOK_DATABASE_URL": "postgresql://desk@db.example/desk"}
+SEEN = ("import json, os, sys\nwith open(sys.argv[1], 'a') as seen:\n"
+        "    seen.write(json.dumps(sorted(os.environ)) + '\\n')\n")
+FAKE_PYTHON = "#!/bin/sh\n{python} -c \"$SEEN\" {seen}\necho '{{\"bare\": 1.0, \"09_many_app_servers.ipynb\": 2.0}}'\n"
+FAKE_BENCH = SEEN.replace("sys.argv[1]", "{seen!r}") + """
+if "--help" in sys.argv:
+    print("--sizes --json")
+else:
+    report = {{"recall_p50_ratio": 1.0, "save_p50_ratio": 1.0, "eight_writers_ratio": 1.0}}
+    open(sys.argv[sys.argv.index("--json") + 1], "w").write(json.dumps({{"sizes": {{"10000": report}}}}))
+"""
+# In a process of its own, as the budget check runs: timed() reaps the orphans of the process it runs in.
+MEASURE_WITH_LIVE_SETTINGS = """import os, sys
+from pathlib import Path
+from cookbook_tools import budgets
+os.environ.update({live!r})
+folder = Path(sys.argv[1])
+budgets.{call}
+"""
+
+
+def settings_seen(tmp_path, call, **files):
+    seen = tmp_path / "seen.jsonl"
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text.format(python=sys.executable, seen=str(seen)))
+        path.chmod(0o755)
+    script = MEASURE_WITH_LIVE_SETTINGS.format(live=LIVE, call=call)
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, capture_output=True, text=True,
+                   env={**os.environ, "SEEN": SEEN})
+    return [set(json.loads(line)) for line in seen.read_text().splitlines()]
+
+
+@pytest.mark.slow  # a process importing the tools, and the fake runs it starts: about a second
+def test_the_notebooks_are_timed_without_the_developers_live_key_cache_and_database(tmp_path):
+    seen = settings_seen(tmp_path, "kernel_figures(folder, str(folder / 'python'))", python=FAKE_PYTHON)
+    assert len(seen) == 1 and not seen[0] & LIVE.keys()
+
+
+@pytest.mark.slow
+def test_the_store_benchmark_runs_without_the_developers_live_key_cache_and_database(tmp_path):
+    seen = settings_seen(tmp_path, "store_figures(folder, sys.executable, folder / 'bench.json')",
+                         **{"scripts/bench_store.py": FAKE_BENCH})
+    assert len(seen) == 2 and not (seen[0] | seen[1]) & LIVE.keys()  # its --help, then its run
 
 
 def fake_bench(tmp_path, script):

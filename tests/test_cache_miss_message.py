@@ -1,6 +1,8 @@
 """What an off-script call says, word for word: each difference named, with what to do.
 Each was seen failing with a one-line bug planted in the code it guards."""
 
+import json
+
 import pytest
 
 from memory_cookbook import jev_request
@@ -66,6 +68,17 @@ def test_six_differences_are_listed_and_a_seventh_is_counted(lesson, edits, more
     assert len(lines) == 1 + 6 + len(more) + 1 and lines[7:-1] == more
 
 
-def test_truncated_keeps_text_of_exactly_its_width_and_other_alphabets_as_they_are():
-    assert cache_miss.truncated("x" * 8, width=10) == '"xxxxxxxx"'
-    assert cache_miss.truncated("café 咖啡") == '"café 咖啡"'
+def test_differing_texts_of_exactly_their_width_and_other_alphabets_are_shown_as_they_are():
+    assert cache_miss.differing_parts("x" * 8, "y" * 8, width=10) == ('"xxxxxxxx"', '"yyyyyyyy"')
+    assert cache_miss.differing_parts("café 咖啡", "café") == ('"café 咖啡"', '"café"')
+
+
+def test_an_edit_near_the_end_of_a_long_ticket_shows_the_part_that_differs_on_both_sides(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
+    text = state["ticket"]["messages"][0]["text"]
+    assert len(text) > 100  # the earlier tickets run 101-134 characters
+    state["ticket"]["messages"][0]["text"] = text[:-1] + " today" + text[-1]
+    line = compared(state)[1]
+    recorded, sent = line.split(": ", 1)[1].split(" → ")
+    assert len(recorded) <= 90 and len(sent) <= 90 and "today" in sent and recorded != sent
+    assert recorded.endswith(json.dumps(text)[-20:]) and sent.endswith(f' today{text[-1]}"')

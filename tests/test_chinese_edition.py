@@ -12,7 +12,7 @@ import pytest
 from test_published_figures import totals_line
 
 from memory_cookbook.classroom import folded
-from cookbook_tools import chinese_edition
+from cookbook_tools import chinese_documents, chinese_edition
 from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -252,3 +252,61 @@ def test_a_chinese_markdown_cell_without_its_translation_record_stops_the_sync(t
     with pytest.raises(chinese_edition.SyncError, match=f"02_routing.zh.ipynb cell {chinese.cells[1].id}: .*--adopt"):
         chinese_edition.sync(folder, report=lambda line: None)
     assert (folder / "02_routing.zh.ipynb").read_text() == before
+
+
+# The Chinese README and guide: each section opens with `<!-- en: DIGEST ... -->`, the English paragraphs it
+# translates (tools/cookbook_tools/chinese_documents.py).
+
+def test_the_committed_chinese_readme_and_guide_are_in_step_with_the_english():
+    problems = chinese_documents.check()
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def copy_of_documents(tmp_path):
+    pairs = []
+    for english, chinese in chinese_documents.DOCUMENT_PAIRS:
+        pair = []
+        for path in (english, chinese):
+            copy = tmp_path / path.relative_to(chinese_documents.ROOT)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+            pair.append(copy)
+        pairs.append(tuple(pair))
+    return pairs
+
+
+def test_changing_an_english_paragraph_makes_the_check_name_its_chinese_section(tmp_path):
+    pairs = copy_of_documents(tmp_path)
+    english, chinese = pairs[0]  # README.md, README.zh.md
+    paragraph = next(p for p in chinese_documents.paragraphs(english.read_text()) if p.text.startswith("## Test it"))
+    section = next(section for section in chinese_documents.sections(chinese.read_text())[0]
+                   if paragraph.digest in section.digests)
+    before = chinese_documents.check(pairs)
+    english.write_text(english.read_text().replace("## Test it", "## Test it, offline"))
+    [problem] = [problem for problem in chinese_documents.check(pairs) if problem not in before]
+    assert problem.line == section.line
+    assert f"README.md line {paragraph.line} ('## Test it, offline')" in problem.what
+    assert f"README.zh.md:{section.line}`" in problem.what
+
+
+def test_rewrapping_an_english_paragraph_changes_nothing_and_a_new_one_is_named_with_its_marker(tmp_path):
+    pairs = copy_of_documents(tmp_path)
+    english, _ = pairs[1]  # docs/teaching.md, docs/teaching.zh.md
+    before = chinese_documents.check(pairs)
+    text = english.read_text().replace("## The lesson\n\n", "## The lesson\n\nA new paragraph.\n\n")
+    english.write_text(text.replace("notebooks 01 to 06, for a class", "notebooks 01 to 06,\nfor a class"))
+    [problem] = [problem for problem in chinese_documents.check(pairs) if problem not in before]
+    assert "('A new paragraph.') has no translation" in problem.what
+    assert chinese_documents.marker_line([chinese_documents.paragraph_digest("A new paragraph.")]) in problem.what
+
+
+def test_the_sync_scripts_translated_records_the_section_the_check_names(tmp_path, monkeypatch):
+    pairs = copy_of_documents(tmp_path)
+    monkeypatch.setattr(chinese_documents, "DOCUMENT_PAIRS", pairs)
+    english, _ = pairs[0]
+    before = chinese_documents.check()
+    english.write_text(english.read_text().replace("## Run it", "## Run it now"))
+    [problem] = [problem for problem in chinese_documents.check() if problem not in before]
+    folder = copy_of(tmp_path, "01_tickets")
+    assert chinese_edition.main(["--notebooks", str(folder), "--translated", f"README.zh.md:{problem.line}"]) == 0
+    assert chinese_documents.check() == before

@@ -198,6 +198,16 @@ def test_while_a_recording_fills_the_cache_in_a_call_it_lacks_is_not_offered(tmp
                                         call.customer == "C-1042" for call in calls)
 
 
+def test_while_a_recording_has_no_routing_call_yet_the_explorer_offers_none_and_does_not_stop(tmp_path, monkeypatch):
+    cache_path = tmp_path / "json_cache.json"
+    shutil.copyfile(RECORDED_REQUESTS_FILE, tmp_path / RECORDED_REQUESTS_FILE.name)
+    gates_only = {r.key: CACHE[r.key] for r in REQUESTS if "team" not in r.questions}
+    assert gates_only
+    cache_path.write_text(json.dumps(gates_only))
+    monkeypatch.setenv("TYPESAFE_API_KEY", "a key: a recording is filling the cache in")
+    assert recorded_routing_calls(cache=cache_path) == []
+
+
 def test_an_explorer_with_no_call_says_so():
     explorer = explorer_module.memory_explorer([])
     assert explorer.calls == [] and list(explorer.customer.options) == [] and list(explorer.memories.options) == []

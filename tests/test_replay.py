@@ -31,9 +31,20 @@ SLOW_TEXT = "Dashboards have been really slow since this morning."
 
 
 def miss(call, *args):
+    """The message of the CacheMiss that `call(*args)` raises; its last line, checked here for every miss of these
+    tests, is the playground link of the request that missed, byte for byte."""
     with pytest.raises(cache_miss.CacheMiss) as raised:
         call(*args)
-    return str(raised.value)
+    message = str(raised.value)
+    assert link_in(message.splitlines()[-1]) == raised.value.request
+    return message
+
+
+def link_in(line):
+    """(model, state JSON, questions JSON) that the playground link ending `line` carries, as they would be sent."""
+    assert line.startswith("To send this exact request by hand"), line
+    model, state, questions = decoded_link(line.rsplit(" ", 1)[1])
+    return model, json.dumps(state), json.dumps(questions)
 
 
 def test_the_tools_and_the_notebooks_name_the_same_cache_file(monkeypatch):
@@ -166,6 +177,16 @@ def test_a_threshold_outside_the_recorded_range_is_named_with_its_value_the_deci
                         " Restart Kernel and Run All Cells.")
 
 
+def test_of_two_thresholds_that_changed_what_was_saved_the_latest_is_named(lesson):
+    lesson.MEMORY.remember_at = 0.95
+    lesson.ask_with_memory(lesson.ticket_state(lesson.EARLIER[0]), lesson.ROUTE)  # T-101 (0.91) not saved
+    lesson.MEMORY.remember_at = 0.1
+    lesson.ask_with_memory(lesson.later_state("C-1042", "More seats"), lesson.ROUTE)  # T-203 (0.10) saved
+    message = miss(lesson.ask_with_memory, lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
+    assert ("T-203 was judged at remember_at = 0.1 (P(remember) 0.10) and saved, where the published run did not save"
+            " it.") in message and "T-101 was judged" not in message
+
+
 def test_a_threshold_inside_the_recorded_range_is_not_blamed_for_a_miss(lesson):
     lesson.MEMORY.remember_at = 0.8
     run_earlier_tickets(lesson)
@@ -205,7 +226,28 @@ def test_the_offline_message_says_what_going_live_would_do(lesson):
     message = miss(lesson.ask, unseen_state(lesson, "T-998"), lesson.ROUTE)
     assert ("With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT for another Jev-compatible server), this request would be"
             " sent to Jev (jev-1.13.0) live and its answer recorded into") in message
-    assert message.rstrip().endswith("json_cache.json.")
+    assert message.splitlines()[-2].endswith("json_cache.json.")
+
+
+def test_a_miss_ends_with_the_link_of_the_request_sent_memories_and_all(lesson):
+    run_earlier_tickets(lesson)
+    state = lesson.later_state("C-1042", "Slow dashboards")
+    state["ticket"]["subject"] = "Slow dashboards again"
+    with pytest.raises(cache_miss.CacheMiss) as raised:
+        lesson.ask_with_memory(state, lesson.ROUTE)
+    model, state_json, questions_json = link_in(str(raised.value).splitlines()[-1])
+    assert json.loads(state_json)["ticket"]["subject"] == "Slow dashboards again"
+    assert jev_request.carried_memory_ids(json.loads(state_json)) == ("T-101", "T-105")  # the memories it carried
+    assert (model, json.loads(questions_json)) == ("jev-1.13.0", jev_request.questions_wire(lesson.ROUTE))
+    assert (model, state_json, questions_json) == raised.value.request
+
+
+def test_a_miss_whose_requests_file_is_missing_still_ends_with_its_link(lesson, monkeypatch, tmp_path):
+    cache = tmp_path / "json_cache.json"
+    cache.write_text(CACHE_FILE.read_text())
+    configure(monkeypatch, cache_path=cache)
+    assert "It cannot be compared with the published run's requests" in miss(lesson.ask, unseen_state(lesson),
+                                                                             lesson.ROUTE)
 
 
 def test_without_memories_drops_only_the_memory_list():
@@ -339,7 +381,11 @@ def test_pytest_ini_loads_the_plugin_for_every_run_even_of_one_notebook():
     assert "-p cookbook_tools.pytest_plugin" in (ROOT / "pytest.ini").read_text()
 
 
-def test_truncated_cuts_long_json_to_its_width_with_an_ellipsis():
-    assert cache_miss.truncated("ab") == '"ab"'
-    cut = cache_miss.truncated("x" * 100, width=10)
-    assert (len(cut), cut) == (10, '"xxxxxxxx…')
+def test_long_differing_texts_are_cut_to_their_width_from_the_same_place_before_their_first_difference():
+    assert cache_miss.differing_parts("ab", "ac") == ('"ab"', '"ac"')
+    assert cache_miss.differing_parts("x" * 100, 1, width=10) == ('"xxxxxxxx…', "1")  # they differ at once
+    recorded, sent = "a" * 50 + "X" + "b" * 100, "a" * 50 + "Y" + "b" * 100
+    assert cache_miss.differing_parts(recorded, sent, width=20, before=5) == ("…aaaaaXbbbbbbbbbbbb…",
+                                                                            "…aaaaaYbbbbbbbbbbbb…")
+    assert cache_miss.differing_parts("a" * 100 + "X", "a" * 100 + "Yz", width=10, before=5) == ('…aaaaaaX"',
+                                                                                                   '…aaaaaaYz"')

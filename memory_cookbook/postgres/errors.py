@@ -13,6 +13,8 @@ from contextlib import contextmanager
 import psycopg
 from psycopg_pool import PoolTimeout
 
+from memory_cookbook.shown_as_message import ShownAsMessage
+
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 ID_MAX_LENGTH = 200  # characters in a customer or ticket id: far above any id in the data, far below a page
 
@@ -63,7 +65,7 @@ def reason(error, conninfo):
     return text
 
 
-class DatabaseError(RuntimeError):
+class DatabaseError(ShownAsMessage, RuntimeError):
     """The memory database could not do what was asked. `database` is its URL, password masked; `sqlstate` is
     PostgreSQL's code for the error, or None where the server sent none (it was not reached)."""
 

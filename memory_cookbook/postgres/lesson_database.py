@@ -12,6 +12,7 @@ import psycopg
 from psycopg import sql
 
 from memory_cookbook.postgres.errors import database_errors, masked
+from memory_cookbook.shown_as_message import ShownAsMessage
 
 APP_DATABASE_URL_VARIABLE = "COOKBOOK_APP_DATABASE_URL"
 LESSON_SCHEMA_VARIABLE = "COOKBOOK_LESSON_SCHEMA"
@@ -20,7 +21,7 @@ CREATED = set()  # (URL, schema) of each schema this process made, or found on i
 DROPPED = {}  # (URL, schema) → what was dropped, said again if asked again
 
 
-class SchemaInUse(RuntimeError):
+class SchemaInUse(ShownAsMessage, RuntimeError):
     """The lesson's schema is already in the database, and this process did not create it."""
 
 

@@ -15,11 +15,12 @@ from pathlib import Path
 import psutil
 
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
+from memory_cookbook.shown_as_message import ShownAsMessage
 
 MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this server, and whether it made the folder
 
 
-class ServerFolderError(RuntimeError):
+class ServerFolderError(ShownAsMessage, RuntimeError):
     """The folder cannot hold this process's server: it holds other files, or another live process's server."""
 
 

@@ -11,19 +11,21 @@ import os
 from memory_cookbook.memory import handed_entries
 from memory_cookbook.replay.cache_file import cache_path, check_cache_file
 from memory_cookbook.checked_files import DamagedFile
-from memory_cookbook.jev_request import cache_key, carried_memory_ids, describe_call, ticket_id, without_memories
+from memory_cookbook.jev_request import (cache_key, carried_memory_ids, describe_call, playground_link, ticket_id,
+                                         without_memories)
 from memory_cookbook.replay.recorded_requests import recorded_requests, requests_path
+from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["CacheMiss", "compared_with_recorded", "differences", "explain_miss", "truncated"]
+__all__ = ["CacheMiss", "compared_with_recorded", "differences", "differing_parts", "explain_miss"]
 
 
-class CacheMiss(LookupError):
-    """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live."""
+class CacheMiss(ShownAsMessage, LookupError):
+    """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live. `request` is that call, (model,
+    state JSON, questions JSON), as its message's playground link carries it."""
 
-    def _render_traceback_(self):
-        """What IPython shows for a miss no cell caught: the message alone. Its frames are the cookbook's own, and the
-        message already says what differs and what to do."""
-        return [f"{type(self).__name__}: {str(self)}"]
+    def __init__(self, message, request=None):
+        super().__init__(message)
+        self.request = request
 
 
 def differences(recorded, sent, path=""):
@@ -45,9 +47,25 @@ def differences(recorded, sent, path=""):
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
 
 
-def truncated(value, width=90):
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= width else text[:width - 1] + "…"
+def differing_parts(recorded, sent, width=90, before=30):
+    """The JSON texts of two differing values, each cut to `width` characters, both from the same place: `before`
+    characters ahead of where they first differ (so an edit near the end of a long text shows on both sides, not
+    the same beginning twice), or as far back as keeps the longer one's window full. … marks each cut."""
+    texts = [json.dumps(value, ensure_ascii=False) for value in (recorded, sent)]
+    longest = max(map(len, texts))
+    if longest <= width:
+        return tuple(texts)
+    first = len(os.path.commonprefix(texts))
+    start = max(0, min(first - before, longest - (width - 1)))
+    return tuple(window(text, start, width) for text in texts)
+
+
+def window(text, start, width):
+    """`text` from `start`, at most `width` characters, with … where it was cut."""
+    head = "…" if start else ""
+    rest = text[start:]
+    room = width - len(head)
+    return head + (rest if len(rest) <= room else rest[:room - 1] + "…")
 
 
 def memory_sets_text(ids_list):
@@ -56,7 +74,7 @@ def memory_sets_text(ids_list):
 
 def explain_miss(model, state_json, questions_json, inside_offline=False):
     """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do
-    (inside replay.offline(), which never asks live, it says so)."""
+    (inside replay.offline(), which never asks live, it says so); last, the request's playground link."""
     where = os.path.relpath(cache_path())
     state, questions = json.loads(state_json), json.loads(questions_json)
     lines = [f"No recorded Jev answer for {describe_call(state, questions)} in {where}."]
@@ -74,6 +92,8 @@ def explain_miss(model, state_json, questions_json, inside_offline=False):
         lines.append(f"Offline the cookbook only replays {where}. With TYPESAFE_API_KEY set (and TYPESAFE_ENDPOINT"
                      f" for another Jev-compatible server), this request would be sent to Jev ({model}) live and its"
                      f" answer recorded into {where}.")
+    lines.append("To send this exact request by hand (a TypeSafe account is needed), open it in the playground:"
+                 f" {playground_link(state, questions, model)}")
     return "\n".join(lines)
 
 
@@ -158,7 +178,7 @@ def compared_with_recorded(model, state, questions, requests, entries=(), answer
     found += differences(nearest_state, state)
     if found:
         lines.append("Edited since the recording (recorded → this request):")
-        lines += [f"  {path}: {truncated(old)} → {truncated(new)}" for path, old, new in found[:6]]
+        lines += [f"  {path}: {' → '.join(differing_parts(old, new))}" for path, old, new in found[:6]]
         lines += [f"  … and {len(found) - 6} more differences"] if len(found) > 6 else []
     if ticket_id(state) in mine or len(set(mine)) < len(mine):
         lines.append("A ticket carries its own memory, or a memory is carried twice: a cell probably ran twice."

@@ -60,7 +60,8 @@ def _system_one(model: str, state_json: str, questions_json: str) -> dict[str, A
     global ASKED_LIVE
     state, questions = json.loads(state_json), json.loads(questions_json)
     if not os.environ.get("TYPESAFE_API_KEY"):
-        raise CacheMiss(explain_miss(model, state_json, questions_json, inside_offline=OFFLINE_BLOCKS > 0))
+        raise CacheMiss(explain_miss(model, state_json, questions_json, inside_offline=OFFLINE_BLOCKS > 0),
+                        request=(model, state_json, questions_json))
     try:
         with TypeSafeClient(base_url=os.environ.get("TYPESAFE_ENDPOINT"), timeout=60) as client:
             answer: dict[str, Any] = client.system_one(state, questions, model=model).model_dump(mode="json")

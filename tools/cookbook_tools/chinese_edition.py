@@ -16,6 +16,10 @@ outputs, cell for cell in the English order, with the Chinese Markdown cells tha
     python scripts/sync_chinese.py --check                           # exit 1 and list what is out of date
     python scripts/sync_chinese.py --translated 04_wrapper.zh.ipynb:ID  # this cell now translates the current English
     python scripts/sync_chinese.py --adopt 09_many_app_servers.zh.ipynb # a twin mirrored by hand: pair by position
+    python scripts/sync_chinese.py --translated README.zh.md:12       # that section translates the English as it is
+
+The check also keeps README.zh.md and docs/teaching.zh.md in step with their English paragraphs
+(tools/cookbook_tools/chinese_documents.py).
 """
 
 import argparse
@@ -29,6 +33,7 @@ from pathlib import Path
 import nbformat
 
 from memory_cookbook.classroom import explorer, folded
+from cookbook_tools import chinese_documents
 from cookbook_tools.paths import NOTEBOOKS
 
 KEY = "translation"
@@ -343,11 +348,20 @@ def adopt(chinese_name, folder=NOTEBOOKS):
     return marked
 
 
-def mark_translated(cell_names, folder=NOTEBOOKS):
-    """Record, for each "NN_name.zh.ipynb:CELL_ID", that the Chinese cell translates its English cell as it is now."""
+def mark_translated(cell_names, folder=NOTEBOOKS, documents=None):
+    """Record, for each "NN_name.zh.ipynb:CELL_ID", that the Chinese cell translates its English cell as it is now;
+    for each "README.zh.md:LINE" (or a whole "README.zh.md"), that the section at that line translates the English
+    paragraphs it stands for as they are now."""
     by_notebook = {}
     for cell_name in cell_names:
         notebook, _, cell_id = cell_name.partition(":")
+        if notebook.endswith(".md"):
+            try:
+                english, chinese = chinese_documents.pair_of(notebook, documents)
+                chinese_documents.mark_translated(chinese, english, int(cell_id) if cell_id else None)
+            except ValueError as error:
+                raise SyncError(str(error)) from error
+            continue
         notebook = Path(notebook).name
         by_notebook.setdefault(notebook, []).append(cell_id)
     for notebook, cell_ids in by_notebook.items():
@@ -372,7 +386,8 @@ def main(argv=None):
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--check", action="store_true", help="write nothing; exit 1 and list every cell out of date")
     action.add_argument("--translated", nargs="+", metavar="NN_name.zh.ipynb:CELL_ID",
-                        help="record that these Chinese cells translate their English cells as they are now")
+                        help="record that these Chinese cells translate their English cells as they are now (also"
+                             " README.zh.md:LINE or docs/teaching.zh.md:LINE: the section that opens at that line)")
     action.add_argument("--adopt", nargs="+", metavar="NN_name.zh.ipynb",
                         help="a twin mirrored by hand: its Markdown cells translate the English ones at their position")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS, help="the notebooks' folder (default: notebooks/)")
@@ -382,13 +397,14 @@ def main(argv=None):
     names = [Path(name).name for name in arguments.names]  # a notebook named by its path works too
     try:
         if arguments.check:
-            problems = check(folder)
+            problems = check(folder) + chinese_documents.check()
             for problem in problems:
                 print(problem)
             if problems:
                 print(f"the Chinese edition is out of date: {len(problems)} problems above", file=sys.stderr)
                 return 1
-            print(f"the Chinese edition is in sync with the {len(english_notebooks(folder))} English notebooks")
+            print(f"the Chinese edition is in sync with the {len(english_notebooks(folder))} English notebooks, and"
+                  f" {len(chinese_documents.DOCUMENT_PAIRS)} Chinese documents with theirs")
             return 0
         if arguments.translated:
             mark_translated(arguments.translated, folder)
