@@ -34,7 +34,7 @@ class LedgerEntry(TypedDict, total=False):
     p_remember: float
     remember_at: float
     saved: bool
-    input_tokens: int
+    input_tokens: int | None
     source: str
 
 

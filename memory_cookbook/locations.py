@@ -21,7 +21,7 @@ class NotACheckout(ShownAsMessage, RuntimeError):
     """The package was installed away from the cookbook's files (a normal `pip install`, not `pip install -e .`)."""
 
 
-def checkout_file(path):
+def checkout_file(path: Path) -> Path:
     """`path`, one of the files above, or NotACheckout when the package is not inside a checkout of the cookbook."""
     if not (ROOT / "pyproject.toml").is_file() or not NOTEBOOKS.is_dir():
         raise NotACheckout(

@@ -1,6 +1,7 @@
 """Generated from the notebooks' `#| export` cells by scripts/export_module.py: do not edit."""
 
 from memory_cookbook.checked_files import read_tickets
+from memory_cookbook.contract import MemoryItem
 from memory_cookbook.dict_store import DictStore
 from memory_cookbook.from_notebooks.ledger import log_call
 from memory_cookbook.jev_request import answer_in_brief, request_text, ticket_id
@@ -68,7 +69,7 @@ ROUTE = {"team": Choice(
 
 
 # %% 02_routing.ipynb fa341f05
-def ask(state: dict, questions: dict) -> SystemOneResponse:
+def ask(state: object, questions: dict) -> SystemOneResponse:
     """Ask Jev `questions` about `state`: replayed from the cache; what it lacks goes live with TYPESAFE_API_KEY."""
     return SystemOneResponse.model_validate(call_jev(TYPESAFE_MODEL, *request_text(state, questions)))
 
@@ -80,7 +81,7 @@ def routed(response: SystemOneResponse) -> str:
 
 
 # %% 03_gate.ipynb 9b792f7c
-def answer_text(question: Choice | Noul | None, answer: object) -> str | float | int:
+def answer_text(question: Choice | Noul | None, answer: object) -> object:
     """An answer as a memory stores it: a Choice's chosen description, a Noul's P(yes), a Score's score."""
     if isinstance(answer, ChoiceAnswer) and isinstance(question, Choice):
         return question.criteria[answer.choice]
@@ -92,7 +93,7 @@ def answer_text(question: Choice | Noul | None, answer: object) -> str | float |
 
 
 # %% 03_gate.ipynb 5c362d69
-def as_memory(state: dict, questions: dict, response: SystemOneResponse) -> dict:
+def as_memory(state: dict, questions: dict, response: SystemOneResponse) -> MemoryItem:
     """{"request": state, "jev_answered": {instructions: answer text}}: one ticket and what Jev answered."""
     return {
         "request": state,
@@ -122,7 +123,7 @@ GATE = {"remember": Noul(
 REMEMBER_AT = 0.5  # the published threshold: the wrapper's own starts here (notebook 04's MEMORY.remember_at)
 
 
-def remember_probability(memory: dict) -> float:
+def remember_probability(memory: MemoryItem) -> float:
     """P(yes) that this memory's request states a lasting fact about the customer."""
     return ask(memory, GATE).nouls["remember"].noul
 
@@ -184,7 +185,7 @@ def start_from(*earlier_ticket_ids: str) -> None:
 PROBES = ("Slow dashboards", "More seats")
 
 
-def probe(customer):
+def probe(customer: str) -> dict[str, SystemOneResponse]:
     """This customer's probe messages through the wrapper: {subject: response}."""
     return {subject: ask_with_memory(later_state(customer, subject), ROUTE) for subject in PROBES}
 

@@ -3,13 +3,17 @@ repository to run in, the readers' run of every notebook, and what a playground 
 
 import collections
 import functools
+import hashlib
 import itertools
 import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -342,10 +346,46 @@ def built_site(out):
     return SimpleNamespace(out=out, compiled=compiled, drawn=drawn)
 
 
+TYPE_CHECK_TEST = "test_mypy_passes_over_the_runtime_the_lesson_and_the_store_contract"
+
+
+class TypeCheck(threading.Thread):
+    """mypy over what pyproject.toml's [tool.mypy] names, in a process of its own from the moment the session's tests
+    are chosen (tests/test_types.py reads its result), so that its seconds overlap the other tests'. Its cache is
+    outside the tree, one per checkout: a later run checks only what changed."""
+
+    CACHE = Path(tempfile.gettempdir()) / f"cookbook-mypy-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]}"
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.result, self.seconds = None, None
+
+    def run(self):
+        started = time.perf_counter()
+        self.result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(self.CACHE)], cwd=ROOT,
+                                     capture_output=True, text=True, timeout=600)
+        self.seconds = time.perf_counter() - started
+
+
+@pytest.fixture(scope="session")
+def type_check(pytestconfig):
+    """mypy's run (TypeCheck), finished: started here when the test was collected without the hook below."""
+    check = getattr(pytestconfig, "type_check", None)
+    if check is None:
+        check = pytestconfig.type_check = TypeCheck()
+        check.start()
+    check.join(timeout=600)
+    assert not check.is_alive(), "mypy did not finish within 10 minutes"
+    return check
+
+
 def pytest_collection_finish(session):
     if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
         session.config.readers_run = ReadersRun()
         session.config.readers_run.begin()
+    if any(item.name == TYPE_CHECK_TEST for item in session.items) and not session.config.option.collectonly:
+        session.config.type_check = TypeCheck()
+        session.config.type_check.start()
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
         # The pages once a session: built here, before the kit's check starts, which copies them into its kit; the

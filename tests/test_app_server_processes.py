@@ -25,6 +25,7 @@ class FakeAppServer:
 
     def __init__(self, url, schema="memory_cookbook", *, lesson):
         self.url, self.schema, self.lesson, self.process, self.stopped = url, schema, lesson, FakeProcess(), False
+        self.stdin = self.process.stdin
 
     def stop(self):
         self.stopped = True

@@ -8,7 +8,7 @@ import sys
 from memory_cookbook.from_notebooks.postgres_store import PostgresStore
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.postgres.child_process import StderrReader
-from typing import Any
+from typing import Any, TextIO, cast
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb 34768ba9
@@ -68,14 +68,15 @@ class AppServer:
         self.process = subprocess.Popen(
             [sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, env={**os.environ, URL_VARIABLE: url, SCHEMA_VARIABLE: schema, LESSON_VARIABLE: lesson})
-        self.stderr = StderrReader(self.process.stderr)
+        self.stdin, self.stdout = cast(TextIO, self.process.stdin), cast(TextIO, self.process.stdout)  # pipes
+        self.stderr = StderrReader(cast(TextIO, self.process.stderr))
 
     def post(self, **command: object) -> None:
-        self.process.stdin.write(json.dumps(command) + "\n")
-        self.process.stdin.flush()
+        self.stdin.write(json.dumps(command) + "\n")
+        self.stdin.flush()
 
     def answer(self) -> dict[str, Any]:
-        line = self.process.stdout.readline()
+        line = self.stdout.readline()
         if not line:
             self.process.wait(timeout=30)
             raise RuntimeError(f"app server {self.process.pid} stopped:\n{self.stderr.text()}")
@@ -90,10 +91,10 @@ class AppServer:
 
     def stop(self) -> None:
         """End its input: the process closes its pool and exits."""
-        if not self.process.stdin.closed:
-            self.process.stdin.close()
+        if not self.stdin.closed:
+            self.stdin.close()
         self.process.wait(timeout=30)
-        self.process.stdout.close()
+        self.stdout.close()
         self.stderr.text()
 
 
@@ -113,6 +114,6 @@ def start_app_servers(url: str, count: int, schema: str = "memory_cookbook", *, 
 def stop_app_servers() -> None:
     """End every app server's input first, so that they all exit side by side, then wait for each."""
     for app in RUNNING:
-        app.process.stdin.close()
+        app.stdin.close()
     while RUNNING:
         RUNNING.pop().stop()

@@ -97,7 +97,7 @@ ALTER TABLE {partition} ENABLE ROW LEVEL SECURITY;
 """
 
 
-def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
+def create_memory_tables(url: str, schema: str = "memory_cookbook", partitions: int = PARTITIONS) -> None:
     """Create the schema, the tables, their partitions, their policies and checks, and the store's functions, if
     they are not there: once, as a role that may create them (it owns them). Processes doing it at once take turns
     (an advisory lock). It removes and rewrites nothing."""
@@ -126,7 +126,7 @@ GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};
 """
 
 
-def grant_row_rights(url, role, schema="memory_cookbook"):
+def grant_row_rights(url: str, role: str, schema: str = "memory_cookbook") -> None:
     """Let `role` save, recall, log and forget, and nothing more: no right to change a table, to read the tables'
     partitions by name, to see a row of a customer its transaction has not named, or to write to_erase, which it
     reaches only through note_for_erasure."""
@@ -152,7 +152,7 @@ class PostgresStore:
     only (a role that owns the tables sees every row, as the notebook's owner does). No statement runs, waits for a
     lock, or leaves its transaction idle longer than the limits (seconds; `options` in the URL may set them too)."""
 
-    def __init__(self, url: str, schema: str = "memory_cookbook", timeout: float = 5, max_connections: int = 4,
+    def __init__(self, url: str, schema: str = "memory_cookbook", timeout: int = 5, max_connections: int = 4,
                  statement_timeout: float = 30, lock_timeout: float = 5,
                  idle_in_transaction_timeout: float = 60) -> None:
         self.url, self.schema = url, schema
@@ -231,9 +231,9 @@ class PostgresStore:
         """Delete rows and note the partitions that still hold their bytes, for erase_forgotten, in one statement:
         how many rows. Never prepared, so always planned for its customer (a generic plan would lock every
         partition)."""
-        return db.execute(sql.SQL("WITH gone AS (DELETE FROM {} WHERE {} RETURNING tableoid)"
+        return (db.execute(sql.SQL("WITH gone AS (DELETE FROM {} WHERE {} RETURNING tableoid)"
                                   " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
-            table, sql.SQL(condition), self.note_for_erasure), params, prepare=False).fetchone()[0]
+            table, sql.SQL(condition), self.note_for_erasure), params, prepare=False).fetchone() or [0])[0]
 
     def forget_ticket(self, customer: str, ticket: str) -> int:
         """Delete the customer's memory saved from `ticket`, in a transaction that names the customer."""
@@ -273,12 +273,13 @@ class PostgresStore:
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb cell-14c
-def erase_forgotten(url, schema="memory_cookbook", lock_timeout=2):
+def erase_forgotten(url: str, schema: str = "memory_cookbook", lock_timeout: float = 2) -> dict[str, list[str]]:
     """Rewrite each partition of the store's tables in `schema` that forgetting noted (VACUUM FULL), one at a time,
     so that their bytes leave the table files: run by the tables' owner, say nightly. A rewrite not granted its lock
     within `lock_timeout` seconds gives up, and its notes stay for the next run; a note that names anything but a
     partition of these tables is skipped, and stays. {"rewritten": [...], "waited": [...], "skipped": [...]}."""
-    to_erase, done = sql.Identifier(schema, "to_erase"), {"rewritten": [], "waited": [], "skipped": []}
+    to_erase = sql.Identifier(schema, "to_erase")
+    done: dict[str, list[str]] = {"rewritten": [], "waited": [], "skipped": []}
     with database_errors(url), psycopg.connect(url, autocommit=True,
                                                options=session_options(url, lock_timeout=lock_timeout)) as db:
         noted = db.execute(sql.SQL(
