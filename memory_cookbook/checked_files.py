@@ -14,6 +14,10 @@ from typing import Any
 from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
 from memory_cookbook.shown_as_message import ShownAsMessage
 
+__all__ = ["DamagedFile", "MESSAGE_FIELDS", "REQUEST_FIELDS", "TICKET_FIELDS", "check_fields", "check_list", "damaged",
+           "json_type", "opening_memory_store", "read_json", "read_recorded_requests", "read_tickets", "requests_fix",
+           "restore_hint"]
+
 
 class DamagedFile(ShownAsMessage, RuntimeError):
     """A file the cookbook reads cannot be used as it is; the message names it, what is wrong, and the fix."""

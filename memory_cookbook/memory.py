@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from memory_cookbook.contract import LedgerEntry, MemoryItem, MemoryStore
 from memory_cookbook.wrapper_checks import checked_threshold
 
-__all__ = ["Memories", "Memory", "handed_entries"]
+__all__ = ["ALIVE", "Memories", "Memory", "handed_entries"]
 
 ALIVE: "weakref.WeakSet[Memory]" = weakref.WeakSet()  # every Memory of this process, while it lives
 

@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+__all__ = ["check_earlier_ticket_ids", "checked_threshold", "customer_id"]
+
 
 def customer_id(state: object) -> str:
     """state["customer"]["id"], or a ValueError that says the wrapper needs it."""

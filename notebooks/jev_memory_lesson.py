@@ -1,4 +1,6 @@
-"""Generated from the notebooks' `#| export` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export` cells of notebooks/01_tickets.ipynb, 02_routing.ipynb, 03_gate.ipynb,
+04_wrapper.ipynb, 05_probe_sequence.ipynb, 07_memories_that_last.ipynb and 08_cost_and_threshold.ipynb by
+scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
 from memory_cookbook.checked_files import read_tickets
 from memory_cookbook.contract import MemoryItem
@@ -10,6 +12,11 @@ from memory_cookbook.memory import Memory
 from memory_cookbook.replay.calls import CALLS, Call, call_jev
 from memory_cookbook.wrapper_checks import check_earlier_ticket_ids, customer_id
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
+
+__all__ = ["CUSTOMERS", "DATA", "EARLIER", "EXPECTED", "GATE", "LATER", "MEMORIES", "MEMORY", "MEMORY_KEY", "PROBES",
+           "REMEMBER_AT", "ROUTE", "TYPESAFE_MODEL", "answer_text", "as_memory", "ask", "ask_with_memory",
+           "later_state", "memory_ids", "probe", "remember_probability", "remembers", "replay_published_run",
+           "route_later_messages", "routed", "start_from", "ticket_state", "verdict", "with_memories"]
 
 
 # %% 01_tickets.ipynb c7585359

@@ -26,6 +26,10 @@ from memory_cookbook.jev_request import carried_memory_ids, playground_link, wit
 from memory_cookbook.checked_files import damaged, requests_fix
 from memory_cookbook.replay.recorded_requests import check_in_step, recorded_requests, requests_path
 
+__all__ = ["CHART_DPI", "CHART_INCHES", "CHART_WIDTH", "CHINESE", "ENGLISH", "EXPECTED_MARK", "EXPLORERS_MADE",
+           "LINK_STYLE", "NOTHING_RECORDED", "RecordedCall", "bar_chart", "call_summary", "chart_png", "in_chinese",
+           "memory_explorer", "recorded_routing_calls", "small_multiples", "summary_pattern", "words"]
+
 # The recorded routing calls of the later messages
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 from IPython.display import display
 
+__all__ = ["CHINESE_SUMMARY", "FoldedAnswer", "SUMMARY", "folded_answer", "in_chinese_notebook", "summary"]
+
 SUMMARY = "Show the answer"
 CHINESE_SUMMARY = "显示答案"  # the Chinese edition's label (scripts/sync_chinese.py puts it in the committed outputs)
 

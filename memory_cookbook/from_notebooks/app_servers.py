@@ -1,4 +1,5 @@
-"""Generated from the notebooks' `#| export app_servers` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export app_servers` cells of notebooks/09_many_app_servers.ipynb by scripts/export_module.py.
+Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
 import importlib
 import json
@@ -9,6 +10,9 @@ from memory_cookbook.from_notebooks.postgres_store import PostgresStore
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.postgres.child_process import StderrReader
 from typing import Any, TextIO, cast
+
+__all__ = ["AppServer", "LESSON_VARIABLE", "RUNNING", "SCHEMA_VARIABLE", "URL_VARIABLE", "handle", "serve",
+           "start_app_servers", "stop_app_servers"]
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb 34768ba9

@@ -1,9 +1,12 @@
-"""Generated from the notebooks' `#| export ledger` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export ledger` cells of notebooks/07_memories_that_last.ipynb by scripts/export_module.py.
+Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
 from memory_cookbook.contract import MemoryStore
 from memory_cookbook.jev_request import carried_memory_ids, ticket_id
 from memory_cookbook.replay.calls import source_of_last
 from typesafe_sdk import SystemOneResponse
+
+__all__ = ["log_call"]
 
 
 # %% ../../notebooks/07_memories_that_last.ipynb ledger-code

@@ -1,4 +1,5 @@
-"""Generated from the notebooks' `#| export postgres_store` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export postgres_store` cells of notebooks/09_many_app_servers.ipynb by
+scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
 import json
 import psycopg
@@ -15,6 +16,9 @@ from memory_cookbook.postgres.pool import live_connection, session_options
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 from typing import Any
+
+__all__ = ["CUSTOMER_SETTING", "FUNCTIONS", "GRANTS", "NAME_CUSTOMER", "PARTITION", "PARTITIONS", "PostgresStore",
+           "STORE_OBJECTS", "TABLES", "TABLE_RULES", "create_memory_tables", "erase_forgotten", "grant_row_rights"]
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb 0ce72fd9

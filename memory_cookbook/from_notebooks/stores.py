@@ -1,4 +1,6 @@
-"""Generated from the notebooks' `#| export stores` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export stores` cells of notebooks/07_memories_that_last.ipynb and 08_cost_and_threshold.ipynb
+by scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this
+file."""
 
 import json
 import math
@@ -10,6 +12,8 @@ from memory_cookbook.contract import LedgerEntry, MemoryItem, MemoryStore, Saved
 from memory_cookbook.jev_request import ticket_id
 from pathlib import Path
 from typing import Any
+
+__all__ = ["BudgetedStore", "INSERT_MEMORY", "STORE_SCHEMA", "SqliteStore"]
 
 
 # %% ../../notebooks/07_memories_that_last.ipynb 444eaa5d

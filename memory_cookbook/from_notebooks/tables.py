@@ -1,9 +1,12 @@
-"""Generated from the notebooks' `#| export tables` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export tables` cells of notebooks/01_tickets.ipynb and 07_memories_that_last.ipynb by
+scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
 from IPython.display import Markdown
 from collections.abc import Iterable
 from memory_cookbook.contract import LedgerEntry
 from memory_cookbook.jev_request import answer_in_brief
+
+__all__ = ["ledger_table", "markdown_table"]
 
 
 # %% ../../notebooks/01_tickets.ipynb 849ee1cb

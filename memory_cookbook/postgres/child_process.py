@@ -5,6 +5,8 @@ import collections
 import threading
 from typing import TextIO
 
+__all__ = ["StderrReader"]
+
 class StderrReader:
     """A thread that reads a process's stderr line by line as it comes, keeping the last `keep` lines."""
 

@@ -15,6 +15,12 @@ from psycopg_pool import PoolTimeout
 
 from memory_cookbook.shown_as_message import ShownAsMessage
 
+__all__ = ["CONNECTION_LOST", "DATABASE_URL_VARIABLE", "DatabaseError", "DatabaseRefused", "DatabaseUnavailable",
+           "ID_MAX_LENGTH", "KEY_VALUE_PASSWORD", "MemoryTablesMissing", "QueryFailed", "REFUSED",
+           "ROW_SECURITY_REFUSED", "TOO_MANY_CONNECTIONS", "URL_PASSWORD", "WHAT_TO_DO", "checked_id",
+           "checked_probability", "checked_text", "database_errors", "from_the_variable", "masked", "missing_tables",
+           "passwords", "reason", "sqlstate_of", "translated"]
+
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 ID_MAX_LENGTH = 200  # characters in a customer or ticket id: far above any id in the data, far below a page
 

@@ -14,6 +14,11 @@ from psycopg import sql
 from memory_cookbook.postgres.errors import database_errors, masked
 from memory_cookbook.shown_as_message import ShownAsMessage
 
+__all__ = ["APP_DATABASE_URL_VARIABLE", "AppRole", "CREATED", "DROPPED", "LESSON_SCHEMA", "LESSON_SCHEMA_VARIABLE",
+           "NOT_A_SUPERUSER", "PARTITIONED_TABLES", "ROLE_RIGHTS", "SCHEMA_FILES", "SchemaInUse", "app_role",
+           "drop_lesson_schema", "files_holding", "lesson_schema", "one", "partitioned_tables", "reads_server_files",
+           "role_rights", "write_ahead_log_holds"]
+
 APP_DATABASE_URL_VARIABLE = "COOKBOOK_APP_DATABASE_URL"
 LESSON_SCHEMA_VARIABLE = "COOKBOOK_LESSON_SCHEMA"
 LESSON_SCHEMA = "memory_cookbook_lesson"

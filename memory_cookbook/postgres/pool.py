@@ -9,6 +9,8 @@ from contextlib import contextmanager
 import psycopg
 from psycopg_pool import PoolTimeout
 
+__all__ = ["closed_by_server", "connection_from", "live_connection", "session_options"]
+
 
 def session_options(conninfo, **limits):
     """libpq's `options` for the store's connections: each limit (seconds) as a setting. Options already in

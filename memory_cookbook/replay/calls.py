@@ -17,7 +17,7 @@ from memory_cookbook.jev_request import describe_call
 from memory_cookbook.replay.cache_file import cache_path, open_cache
 from memory_cookbook.replay.cache_miss import CacheMiss, explain_miss
 
-__all__ = ["CALLS", "Call", "call_jev", "offline", "source_of_last"]
+__all__ = ["ASKED_LIVE", "CALLS", "Call", "OFFLINE_BLOCKS", "call_jev", "offline", "source_of_last"]
 
 
 class Call(NamedTuple):

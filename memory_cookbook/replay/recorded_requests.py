@@ -12,6 +12,8 @@ from typing import Any, NamedTuple
 from memory_cookbook.checked_files import damaged, read_recorded_requests, requests_fix
 from memory_cookbook.jev_request import describe_call
 
+__all__ = ["REQUESTS_NAME", "RecordedRequest", "answer_digest", "check_in_step", "recorded_requests", "requests_path"]
+
 REQUESTS_NAME = "recorded_requests.json"
 
 

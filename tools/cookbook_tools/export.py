@@ -14,6 +14,7 @@ others, when a runtime module would use the lesson, or when a name is defined no
 import argparse
 import ast
 import builtins
+import json
 import os
 import symtable
 import sys
@@ -26,7 +27,12 @@ from cookbook_tools.paths import ENGLISH_NOTEBOOKS, EXPORTED, NOTEBOOKS, ROOT
 
 MARK = "#| export"
 LESSON = "jev_memory_lesson"
-HEADER = '"""Generated from the notebooks\' `{mark}` cells by scripts/export_module.py: do not edit."""\n'
+def header(mark, notebooks):
+    """A generated module's docstring: the notebooks whose cells it comes from, which are what to edit."""
+    named = "notebooks/" + (notebooks[0] if len(notebooks) == 1 else f"{', '.join(notebooks[:-1])} and {notebooks[-1]}")
+    text = (f"Generated from the `{mark}` cells of {named} by scripts/export_module.py. Edit those cells, then run"
+            " scripts/run_notebooks.py (or export_module.py): never this file.")
+    return '"""' + textwrap.fill(text, 117, break_on_hyphens=False) + '"""\n'
 MODULE_GLOBALS = {"__file__", "__name__"}
 
 
@@ -198,8 +204,15 @@ def module_sources(notebook_paths=ENGLISH_NOTEBOOKS):
                                   " that code to the lesson or pass what it needs as an argument")
             uses[target].add(definer)
             imports.append((module_name(definer), name, None))
-        header = HEADER.format(mark=MARK if target == LESSON else f"{MARK} {target}")
-        sources[target] = header + "\n" + "\n".join(import_lines(dict.fromkeys(imports))) + "\n\n\n" + body + "\n"
+        docstring = header(MARK if target == LESSON else f"{MARK} {target}",
+                           list(dict.fromkeys(cell.notebook.name for cell in cells)))
+        public = sorted(name for name in set().union(*(defined_names(cell.body) for cell in cells if cell.body))
+                        if not name.startswith("_"))
+        listed = textwrap.fill(", ".join(map(json.dumps, public)), 119, initial_indent=" " * 11,
+                               subsequent_indent=" " * 11)
+        names = "__all__ = [" + listed[11:] + "]"
+        sources[target] = (docstring + "\n" + "\n".join(import_lines(dict.fromkeys(imports))) + "\n\n" + names
+                           + "\n\n\n" + body + "\n")
     check_no_cycle(uses)
     return sources
 
