@@ -12,10 +12,9 @@ from cooksafe.cache import MAX_KEY_CHARS
 from pydantic import TypeAdapter
 from typesafe_sdk import Answer, Choice, ChoiceAnswer, Noul, NoulAnswer, Score, ScoreAnswer
 
-__all__ = ["ANSWERS", "Questions", "State", "answer_in_brief", "cache_key", "carried_memory_ids", "describe_call",
+__all__ = ["ANSWERS", "Questions", "answer_in_brief", "cache_key", "carried_memory_ids", "describe_call",
            "playground_link", "questions_wire", "request_text", "ticket_id", "without_memories"]
 
-State = dict[str, Any]  # a JSON object Jev is asked about
 Questions = dict[str, Choice | Noul | Score]  # {question id: question}, as ask() takes them
 
 

@@ -5,7 +5,6 @@ every recorded call (jev_request.py)."""
 import json
 import os
 import re
-import runpy
 import subprocess
 import sys
 
@@ -17,7 +16,7 @@ from memory_cookbook.replay import calls as replay
 from conftest import (CANARY_KEY, ROOT, cache_keys, committed_entries, configure, decoded_link, committed_requests,
                       request_call, requests_served, run_earlier_tickets, unseen_state)
 from cookbook_tools import pytest_plugin
-from cookbook_tools.links import answers_in_brief
+from cookbook_tools.links import answers_in_brief, playground_links
 from cookbook_tools.paths import CACHE_FILE, RECORDED_REQUESTS_FILE
 
 RERUN_ADVICE = "a cell probably ran twice. Kernel → Restart Kernel and Run All Cells"
@@ -331,7 +330,7 @@ def test_two_processes_recording_at_once_keep_every_answer(cache_copy, jev_serve
 
 def test_the_links_script_gives_a_link_for_every_recorded_call(capsys, monkeypatch):
     monkeypatch.delenv("COOKBOOK_CACHE", raising=False)
-    runpy.run_path(str(ROOT / "scripts" / "playground_links.py"), run_name="__main__")  # as `python` runs it
+    playground_links()  # what scripts/playground_links.py runs
     rows = [line for line in capsys.readouterr().out.splitlines() if re.match(r"\| \d+ \|", line)]
     assert len(rows) == 32
     recorded = set(committed_entries())
@@ -353,7 +352,7 @@ def test_a_link_for_a_request_of_two_questions_carries_both(lesson):
 
 
 def test_the_links_script_names_each_answer_of_a_request_of_two_questions():
-    answers = {"team": {"type": "choice", "choice": "billing", "probabilities": {"billing": 0.981}},
+    answers = {"team": {"type": "choice", "choice": "billing", "confidence": 0.9, "probabilities": {"billing": 0.981}},
                "remember": {"type": "noul", "noul": 0.0712}}
     assert answers_in_brief(answers) == "billing 0.98; P(yes) 0.07"
 

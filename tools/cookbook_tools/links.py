@@ -4,15 +4,15 @@
 import sys
 
 from memory_cookbook.replay.cache_file import cache_path, check_cache_file
-from memory_cookbook.jev_request import carried_memory_ids, playground_link, ticket_id
+from memory_cookbook.jev_request import answer_in_brief, carried_memory_ids, playground_link, ticket_id
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.replay.recorded_requests import check_in_step, recorded_requests, requests_path
 
 
 def answers_in_brief(answers):
-    """A recorded response's answers, one per question: 'cloud_ops 0.80' for a Choice, 'P(yes) 0.07' for a Noul."""
-    return "; ".join(f"{a['choice']} {a['probabilities'][a['choice']]:.2f}" if a["type"] == "choice"
-                     else f"P(yes) {a['noul']:.2f}" for a in answers.values())
+    """A recorded response's answers, one per question, each as the cookbook shows an answer: 'cloud_ops 0.80' for a
+    Choice, 'P(yes) 0.07' for a Noul."""
+    return "; ".join(map(answer_in_brief, answers.values()))
 
 
 def rows():
