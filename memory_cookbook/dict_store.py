@@ -8,6 +8,7 @@ from collections import defaultdict
 
 from memory_cookbook.contract import LedgerEntry, MemoryItem, SavedMemory
 from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.memory_checks import checked_entry, checked_memory
 
 __all__ = ["DictStore"]
 
@@ -25,10 +26,12 @@ class DictStore:
         return [copy.deepcopy(memory) for _, _, memory in self.memories.get(customer, [])]
 
     def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str) -> None:
+        checked_memory(memory)  # refused as every store refuses it
         row = SavedMemory(customer, ticket_id(memory), p_remember, model)
         self.memories[customer].append((next(self.order), row, copy.deepcopy(memory)))
 
     def log(self, entry: LedgerEntry) -> None:
+        checked_entry(entry)  # refused as every store refuses it
         self.entries[entry["customer"]].append((next(self.order), copy.deepcopy(entry)))
 
     def ledger(self, customer: str | None = None) -> list[LedgerEntry]:

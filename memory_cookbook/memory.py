@@ -34,6 +34,7 @@ class Memory:
         self.store = store
         self.remember_at = remember_at
         self.memories = Memories(self)
+        self.last_entry: LedgerEntry | None = None  # the entry this process logged last (09's app servers send it)
         ALIVE.add(self)  # a CacheMiss is handed its ledger: it names the threshold a call was judged by
 
     @property
@@ -56,6 +57,11 @@ class Memory:
     @remember_at.setter
     def remember_at(self, remember_at: float) -> None:
         self._remember_at = checked_threshold(remember_at)
+
+    def log(self, entry: LedgerEntry) -> None:
+        """Log one wrapper call's entry in the store's ledger, and keep it as last_entry."""
+        self.store.log(entry)
+        self.last_entry = entry
 
     def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
         """The store's ledger: one entry per wrapper call, the customer's or every customer's, in order."""

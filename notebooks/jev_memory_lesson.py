@@ -173,7 +173,7 @@ def ask_with_memory(state: dict, questions: dict) -> SystemOneResponse:
     saved = remembers(p_remember, threshold)
     if saved:
         MEMORY.store.save(customer_id(state), memory, p_remember, response.model)
-    log_call(MEMORY.store, sent, response, p_remember, saved, threshold)
+    log_call(MEMORY, sent, response, p_remember, saved, threshold)
     return response
 
 

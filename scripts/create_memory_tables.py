@@ -17,9 +17,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schema", default="memory_cookbook")
     parser.add_argument("--grant", metavar="ROLE",
-                        help="give this role USAGE on the schema and its sequences, SELECT, INSERT and DELETE on"
-                             " memories and ledger, and EXECUTE on recall_memories, save_memory, log_entry and"
-                             " note_for_erasure")
+                        help="give this role USAGE on the schema and EXECUTE on recall_memories, save_memory,"
+                             " log_entry, forget_ticket and forget_customer, and take back any right an earlier"
+                             " version gave it on the tables and their sequences")
     parser.add_argument("--erase-forgotten", action="store_true", help="only rewrite the partitions forgetting noted")
     args = parser.parse_args()
     url = os.environ.get(DATABASE_URL_VARIABLE) or sys.exit(f"set {DATABASE_URL_VARIABLE} to the owner's URL")
@@ -31,7 +31,14 @@ if __name__ == "__main__":
         if erased["skipped"]:
             print(f"skipped, as no partition of {args.schema}'s tables (the owner may delete these notes from"
                   f" {args.schema}.to_erase):", ", ".join(erased["skipped"]))
-        sys.exit(1 if erased["waited"] or erased["skipped"] else 0)
+        if erased["orphan_files"] is None:
+            print("files no table names: not looked for (it takes a superuser: docs/own_postgres_server.md)")
+        elif erased["orphan_files"]:
+            print("files no table names, such as a crash during a rewrite leaves (they may hold forgotten customers'"
+                  " rows; a table another session was making meanwhile has such files too: check again with nothing"
+                  " else running):", ", ".join(erased["orphan_files"]))
+            print("to remove them, stop the server, then run:", erased["remove_them"])
+        sys.exit(1 if erased["waited"] or erased["skipped"] or erased["orphan_files"] else 0)
     create_memory_tables(url, args.schema)
     if args.grant:
         grant_row_rights(url, args.grant, args.schema)

@@ -6,8 +6,9 @@ import psycopg
 import pytest
 from psycopg_pool import PoolTimeout
 
-from memory_cookbook.postgres.errors import (DatabaseRefused, DatabaseUnavailable, QueryFailed, checked_id,
-                                             checked_probability, database_errors, masked)
+from memory_cookbook.from_notebooks.postgres_store import PostgresStore
+from memory_cookbook.postgres.errors import (DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed,
+                                             checked_id, checked_probability, database_errors, masked)
 
 SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have
 
@@ -22,6 +23,35 @@ SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have
 ], ids=["user:password@", "?password=", "key-value", "key-value, quoted", "no password"])
 def test_a_password_is_masked_in_every_form_of_connection_string(conninfo, shown):
     assert masked(conninfo) == shown
+
+
+@pytest.mark.parametrize("conninfo", [
+    "postgresql://desk:Desk#Pw-4471x@db.example.com/support", "postgresql://desk:Pw:4471x@db.example.com/support",
+    "postgresql://desk:Pw%234471x@db.example.com/support", "postgresql://desk:Pw?4471x@db.example.com/support",
+    "postgresql://desk@db.example.com/support?sslmode=require&password=Pw%264471x",
+    "postgresql://desk:wrong@db.example.com/support?password=Pw4471x",
+    "host=db.example.com password=Pw\\#4471x\\ x dbname=support", "host=db.example.com password='Pw \\'4471x'",
+], ids=["# in a URL", "a colon in a URL", "percent-encoded", "? in a URL", "?password=, percent-encoded",
+        "both forms", "key-value, escaped", "key-value, quoted and escaped"])
+def test_the_password_libpq_reads_is_masked_however_it_is_written(conninfo):
+    password = psycopg.conninfo.conninfo_to_dict(conninfo)["password"]
+    shown = masked(conninfo)
+    assert psycopg.conninfo.conninfo_to_dict(shown) == {**psycopg.conninfo.conninfo_to_dict(conninfo),
+                                                         "password": "***"}
+    with pytest.raises(QueryFailed) as raised, database_errors(conninfo):
+        raise psycopg.errors.QueryCanceled(f"canceling statement due to statement timeout ({password})")
+    for said in (shown, str(raised.value), raised.value.database):
+        assert "4471x" not in said and password not in said
+
+
+def test_cannot_reach_the_database_is_a_psycopg_operational_error():
+    with pytest.raises(psycopg.OperationalError) as raised:  # as a desk's code catches it
+        PostgresStore("postgresql://desk:Desk#Pw-4471x@127.0.0.1:1/support", timeout=2)
+    assert isinstance(raised.value, DatabaseUnavailable) and "4471x" not in str(raised.value)
+    assert isinstance(raised.value.__cause__, psycopg.OperationalError)
+    for kind, psycopg_kind in [(DatabaseRefused, psycopg.OperationalError), (QueryFailed, psycopg.DatabaseError),
+                               (MemoryTablesMissing, psycopg.ProgrammingError)]:
+        assert issubclass(kind, psycopg_kind)
 
 
 def test_a_password_psycopg_repeats_is_masked_in_the_message_too():
@@ -43,6 +73,7 @@ def test_a_password_psycopg_repeats_is_masked_in_the_message_too():
     (psycopg.errors.InsufficientPrivilege("permission denied for table memories"), QueryFailed, "42501"),
     (psycopg.errors.TooManyConnections("too many connections for role"), DatabaseRefused, "53300"),
     (psycopg.OperationalError('FATAL: too many connections for role "app"'), DatabaseRefused, None),
+    (psycopg.OperationalError("connection failed: FATAL:  sorry, too many clients already"), DatabaseRefused, None),
     (psycopg.errors.IdleInTransactionSessionTimeout("terminating connection due to idle-in-transaction timeout"),
      QueryFailed, "25P03"),
     (psycopg.ProgrammingError("only '%s', '%b', '%t' are allowed as placeholders, got '%''"), QueryFailed, None),

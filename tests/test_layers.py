@@ -34,7 +34,7 @@ def fresh_interpreter(code, folder, python=sys.executable, **env):
 
 # The runtime package's own dependencies, as imported: typesafe-sdk and matplotlib import packaging themselves.
 DEPENDENCIES = ("typesafe_sdk", "cooksafe", "lzstring", "filelock", "pydantic", "matplotlib.pyplot", "ipywidgets",
-                "IPython.display", "psycopg", "psycopg_pool", "psutil", "fasteners")
+                "IPython.display", "psycopg", "psycopg_pool", "psutil")
 
 
 @pytest.mark.slow  # a fresh interpreter importing matplotlib, psycopg and ipywidgets: about 2 s

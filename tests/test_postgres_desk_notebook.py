@@ -80,7 +80,7 @@ def run_notebook_09(settings):
 
 
 REFUSALS = ("the app role cannot read a partition by name", "the app role cannot drop a table",
-            "the app role cannot write to_erase", "cannot note pg_class for erasure")
+            "the app role cannot write to_erase", "the app role cannot lock a table")
 CLEANUP = "c531d503"  # the last cell, which drops what 09 made
 SEEN = "cell-31c"  # the cell that counts what the app role sees
 REFUSED = "app-role-refusals"  # the cell that shows what the app role is refused

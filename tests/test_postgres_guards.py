@@ -5,13 +5,12 @@ without limit; a pooled connection keeps no customer; the tables refuse a row wi
 the server closed the pool's connections succeeds; the connection limit and a row-level-security refusal say what they
 are. On the session's server (slow: it takes seconds to start)."""
 
-import importlib.util
 import re
 import threading
 
 import psycopg
 import pytest
-from conftest import TEST_PARTITIONS
+from conftest import APP_ROLE, TEST_PARTITIONS
 from cookbook_tools.paths import ROOT
 from psycopg import sql
 
@@ -37,16 +36,38 @@ def notes(store):
         store.to_erase)))
 
 
-def test_the_app_role_cannot_write_to_erase_nor_note_anything_but_the_stores_partitions(app_store, postgres_store):
-    with pytest.raises(QueryFailed, match="SQLSTATE 42501"):
-        app_store.execute(sql.SQL("INSERT INTO {} (relation) VALUES ('pg_class')").format(app_store.to_erase))
-    for relation in ("pg_catalog.pg_class", f"{postgres_store.schema}.memories"):
-        with pytest.raises(QueryFailed, match="SQLSTATE 22023.*only partitions of the store's memories and ledger"):
-            app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure),
-                              relation)
+def test_the_app_role_can_neither_write_to_erase_nor_note_anything_for_erasure(app_store):
     partition = f"{app_store.schema}.memories_00"
-    app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure), partition)
-    assert notes(postgres_store) == [partition]
+    with pytest.raises(QueryFailed, match="SQLSTATE 42501"):
+        app_store.execute(sql.SQL("INSERT INTO {} (relation) VALUES (%s::regclass)").format(app_store.to_erase),
+                          partition)
+    with pytest.raises(QueryFailed, match="SQLSTATE 42501"):  # nor through PUBLIC's right to run a function
+        app_store.execute(sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(app_store.note_for_erasure),
+                          partition)
+
+
+def test_note_for_erasure_takes_the_partitions_of_its_own_schemas_tables_only(postgres_store, postgres_server):
+    other = f"{postgres_store.schema}_other"
+    create_memory_tables(postgres_server.url, other, partitions=1)
+    note_oid = sql.SQL("SELECT {}(ARRAY[%s::regclass::oid])").format(postgres_store.note_for_erasure)
+    try:
+        for relation in ("pg_catalog.pg_class", f"{postgres_store.schema}.memories", f"{other}.memories_00"):
+            with pytest.raises(QueryFailed, match="SQLSTATE 22023.*only partitions of the store's memories and ledger"):
+                postgres_store.execute(note_oid, relation)
+        postgres_store.execute(note_oid, f"{postgres_store.schema}.memories_00")
+        assert notes(postgres_store) == [f"{postgres_store.schema}.memories_00"]
+    finally:
+        postgres_store.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(other)))
+
+
+def test_note_for_erasure_reads_the_real_catalog_whatever_its_callers_search_path(postgres_store):
+    with postgres_store.transaction() as db:  # a caller's temporary pg_inherits, first on its search_path
+        db.execute("SET LOCAL search_path = pg_temp, pg_catalog")
+        db.execute("CREATE TEMP TABLE pg_inherits ON COMMIT DROP AS SELECT 'pg_class'::regclass::oid AS inhrelid,"
+                   " %s::regclass::oid AS inhparent", (f"{postgres_store.schema}.memories",))
+        with pytest.raises(psycopg.errors.InvalidParameterValue):
+            db.execute(sql.SQL("SELECT {}(ARRAY['pg_class'::regclass::oid])").format(postgres_store.note_for_erasure))
+    assert notes(postgres_store) == []
 
 
 def file_nodes(store):
@@ -90,7 +111,7 @@ def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(post
         eraser.start()
         eraser.join(timeout=5)
         assert done, "erase_forgotten waited for its lock beyond its lock_timeout"
-    assert done[0] == {"rewritten": [], "waited": [partition.split(".")[1]], "skipped": []}
+    assert (done[0]["rewritten"], done[0]["waited"], done[0]["skipped"]) == ([], [partition.split(".")[1]], [])
     assert notes(postgres_store) == [partition]
 
 
@@ -101,14 +122,27 @@ def test_a_mistake_in_a_query_is_a_failed_query_and_a_percent_sign_is_a_percent_
     assert not isinstance(raised.value, DatabaseUnavailable) and raised.value.sqlstate is None
 
 
-def test_a_pooled_connection_keeps_no_customer_after_its_transaction(app_role_url, app_store):
+def test_a_pooled_connection_keeps_no_customer_after_a_forget(app_role_url, app_store):
     app_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
     with PostgresStore(app_role_url, schema=app_store.schema, max_connections=1) as store:
-        assert len(store.recall("C-A")) == 1
-        with store.transaction() as db:  # the same, only connection
-            found = db.execute(sql.SQL("SELECT current_setting(%s, true), (SELECT count(*) FROM {})").format(
-                store.memories), (CUSTOMER_SETTING,))
-        assert found.fetchone() in [("", 0), (None, 0)]
+        store.forget_customer("C-A")
+        with store.pool.connection() as db:  # the store's calls' one connection
+            assert db.execute("SELECT current_setting(%s, true)", (CUSTOMER_SETTING,)).fetchone()[0] in ("", None)
+
+
+def test_a_lent_connection_comes_back_as_a_new_session_whatever_its_borrower_set(postgres_store, app_role_url,
+                                                                                 app_store):
+    setting = sql.SQL("SELECT current_setting({}, true), current_setting('lock_timeout'), current_user").format(
+        sql.Literal(CUSTOMER_SETTING))
+    with PostgresStore(app_role_url, schema=app_store.schema, max_connections=1, lock_timeout=1.5) as store:
+        store.execute(f"SET {CUSTOMER_SETTING} = 'C-A'")  # a session setting, not SET LOCAL
+        with store.connection() as db:  # the same, only connection
+            db.execute("SET lock_timeout = 0")
+            db.execute("SELECT set_config(%s, 'C-A', false)", (CUSTOMER_SETTING,))
+        with store.connection() as db:
+            assert db.execute(setting).fetchone() in [("", "1500ms", APP_ROLE), (None, "1500ms", APP_ROLE)]
+        for _ in range(8):  # the store's prepared calls still work: past psycopg's prepare threshold
+            assert store.execute(setting)[0][2] == APP_ROLE and store.recall("C-A") == []
 
 
 def frontend_messages(trace):
@@ -123,7 +157,7 @@ def test_a_recall_a_save_and_a_log_are_each_one_prepared_statement_in_one_round_
         for call in calls:  # each prepared on this, the only connection
             call()
         trace = tmp_path / "trace.txt"
-        with store.connection() as db:  # the pool's one connection, back in the pool before the calls
+        with store.pool.connection() as db:  # the calls' pool's one connection, back in the pool before the calls
             pass
         with trace.open("w") as file:
             db.pgconn.trace(file.fileno())
@@ -141,20 +175,49 @@ def test_a_failed_call_raises_the_error_that_names_it_and_keeps_nothing(postgres
     assert postgres_store.saved() == []
 
 
-def test_a_row_level_security_refusal_says_so(app_store):
-    with pytest.raises(QueryFailed, match="row-level security refused the row") as raised:
-        with app_store.as_customer("C-A") as db:
-            db.execute(sql.SQL("INSERT INTO {} (customer_id, entry) VALUES ('C-B', '{{}}')").format(
-                app_store.ledger_table))
+@pytest.fixture
+def earlier_role_url(postgres_store):
+    """A role given the rights the guide listed before issue 28: the tables' rows and sequences, no EXECUTE."""
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("CREATE ROLE cookbook_earlier LOGIN")
+        db.execute(sql.SQL("GRANT USAGE ON SCHEMA {schema} TO cookbook_earlier;"
+                           " GRANT SELECT, INSERT, DELETE ON {schema}.memories, {schema}.ledger TO cookbook_earlier;"
+                           " GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO cookbook_earlier").format(
+            schema=sql.Identifier(postgres_store.schema)))
+    yield psycopg.conninfo.make_conninfo(postgres_store.url, user="cookbook_earlier")
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:
+        db.execute("DROP OWNED BY cookbook_earlier")
+        db.execute("DROP ROLE cookbook_earlier")
+
+
+def test_a_role_with_an_earlier_versions_rights_is_refused_by_name_until_they_are_granted_again(postgres_store,
+                                                                                                earlier_role_url):
+    with PostgresStore(earlier_role_url, schema=postgres_store.schema) as store:
+        with pytest.raises(QueryFailed, match="SQLSTATE 42501.*grant_row_rights.*--grant ROLE") as raised:
+            store.recall("C-A")
+        assert "row-level security" not in str(raised.value)  # a missing right, not a policy's refusal
+        grant_row_rights(postgres_store.url, "cookbook_earlier", postgres_store.schema)
+        store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+        assert len(store.recall("C-A")) == 1 and store.forget_customer("C-A") == 1
+        with pytest.raises(QueryFailed, match="SQLSTATE 42501"):  # and the earlier table rights are gone
+            store.execute(sql.SQL("SELECT count(*) FROM {}").format(store.memories))
+
+
+def test_a_row_level_security_refusal_says_so(earlier_role_url, postgres_store):
+    with PostgresStore(earlier_role_url, schema=postgres_store.schema) as store:
+        with pytest.raises(QueryFailed, match="row-level security refused the row") as raised:
+            with store.as_customer("C-A") as db:
+                db.execute(sql.SQL("INSERT INTO {} (customer_id, entry) VALUES ('C-B', '{{}}')").format(
+                    store.ledger_table))
     assert raised.value.sqlstate == "42501" and "GRANT" not in str(raised.value)
 
 
-def test_the_tables_refuse_a_row_with_no_customer(app_role_url, app_store):
-    with psycopg.connect(app_role_url, autocommit=True) as db:
+def test_the_tables_refuse_a_row_with_no_customer(postgres_store):
+    with psycopg.connect(postgres_store.url, autocommit=True) as db:  # the owner: not bound by the policy
         with db.transaction():  # afterwards the setting is '' on this connection, not unset
             db.execute("SELECT set_config(%s, 'C-A', true)", (CUSTOMER_SETTING,))
-        for table in (app_store.memories, app_store.ledger_table):
-            columns = ("(customer_id, entry) VALUES ('', '{}')" if table is app_store.ledger_table else
+        for table in (postgres_store.memories, postgres_store.ledger_table):
+            columns = ("(customer_id, entry) VALUES ('', '{}')" if table is postgres_store.ledger_table else
                        "(customer_id, request, jev_answered, p_remember, model) VALUES ('', '{}', '{}', 1, 'm')")
             with pytest.raises(psycopg.errors.CheckViolation):
                 db.execute(sql.SQL("INSERT INTO {} ").format(table) + sql.SQL(columns))
@@ -262,7 +325,7 @@ def test_a_connection_limit_reached_says_so(limited_role_url, postgres_store):
     with PostgresStore(limited_role_url, schema=postgres_store.schema, timeout=0.3, max_connections=2) as store:
         store.pool.wait(timeout=30)  # its first connection made; then the role may have no other
         postgres_store.execute("ALTER ROLE cookbook_limited CONNECTION LIMIT 1")  # binds no superuser
-        with store.connection():  # that one connection, held
+        with store.pool.connection():  # that one connection, held
             with pytest.raises(DatabaseRefused, match="refused a new connection: too many connections"):
                 store.recall("C-A")
 
@@ -300,27 +363,82 @@ def test_creating_the_tables_again_keeps_every_row_and_file(postgres_store):
     assert (file_nodes(postgres_store), postgres_store.saved(), postgres_store.ledger()) == before
 
 
-@pytest.fixture
-def bench_script():
-    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "scripts" / "bench_store.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
-
-
-def test_the_benchmark_refuses_a_schema_holding_rows_it_did_not_write(bench_script, postgres_server):
-    url = postgres_server.url
-    schema = bench_script.claimed_schema(url, 10)  # its own: made, marked
-    create_memory_tables(url, schema, partitions=1)
+@pytest.mark.parametrize("schema", ["we$$ird", "end$$", "$body$ and $body1$"])
+def test_a_schema_name_holding_dollar_quotes_makes_a_store_that_works(postgres_server, schema):
+    create_memory_tables(postgres_server.url, schema, partitions=1)
     try:
-        with PostgresStore(url, schema=schema) as store:
-            store.save("C-1", note("C-1", "T-1"), p_remember=0.9, model=bench_script.MODEL)
-            assert bench_script.claimed_schema(url, 10) == schema  # only its rows: made anew
-            create_memory_tables(url, schema, partitions=1)
-            store.save("C-1", note("C-1", "T-1"), p_remember=0.9, model="a desk's")
-            with pytest.raises(bench_script.ForeignSchema, match="holds what this benchmark did not write"):
-                bench_script.claimed_schema(url, 10)
-            assert [model for *_, model in store.saved()] == ["a desk's"]
+        with PostgresStore(postgres_server.url, schema=schema) as store:
+            store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
+            store.log({"customer": "C-A", "ticket": "T-1"})
+            assert [memory["request"]["ticket"]["id"] for memory in store.recall("C-A")] == ["T-1"]
+            assert store.forget_customer("C-A") == 1 and store.ledger() == []
+        assert erase_forgotten(postgres_server.url, schema)["rewritten"] == ["ledger_00", "memories_00"]
     finally:
-        with psycopg.connect(url, autocommit=True) as db:
-            db.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+        with psycopg.connect(postgres_server.url, autocommit=True) as db:
+            db.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def test_the_app_role_has_a_right_on_the_stores_functions_and_nothing_else_in_its_schema(postgres_store, app_store):
+    rights = postgres_store.execute(
+        "SELECT c.relname, c.relkind FROM pg_class c WHERE c.relnamespace = %s::regnamespace AND ("
+        "  has_table_privilege(%s, c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER, MAINTAIN')"
+        "  OR (c.relkind = 'S' AND has_sequence_privilege(%s, c.oid, 'USAGE, SELECT, UPDATE')))"
+        " UNION ALL SELECT p.proname, 'f' FROM pg_proc p WHERE p.pronamespace = %s::regnamespace"
+        "  AND has_function_privilege(%s, p.oid, 'EXECUTE') ORDER BY 1",
+        postgres_store.schema, APP_ROLE, APP_ROLE, postgres_store.schema, APP_ROLE)
+    assert rights == [(name, "f") for name in
+                      ("forget_customer", "forget_ticket", "log_entry", "recall_memories", "save_memory")]
+
+
+def test_an_app_role_holding_a_transaction_open_without_its_idle_limit_stalls_no_other_app_server(app_role_url,
+                                                                                                 app_store):
+    for customer in ("C-A", "C-B"):
+        app_store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    with psycopg.connect(app_role_url) as holder:  # careless, or compromised: no limit on its idle transaction
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        for mode in ("ACCESS EXCLUSIVE", "EXCLUSIVE", "SHARE ROW EXCLUSIVE", "SHARE"):  # it may lock no table
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), holder.transaction():
+                holder.execute(sql.SQL("LOCK TABLE {} IN " + mode + " MODE").format(app_store.memories))
+        for call, arguments in [("recall_memories", ("C-A",)), ("log_entry", ("C-A", "{}")),
+                                ("save_memory", ("C-A", "T-2", "{}", "{}", 0.9, "m")),
+                                ("forget_ticket", ("C-A", "T-1"))]:
+            holder.execute(app_store.calls[call], arguments)
+        with PostgresStore(app_role_url, schema=app_store.schema, lock_timeout=0.5) as other:  # another app server
+            other.save("C-A", note("C-A", "T-3"), p_remember=0.9, model="m")
+            other.log({"customer": "C-A", "ticket": "T-3"})
+            assert len(other.recall("C-A")) == 2 and len(other.recall("C-B")) == 1  # T-1 and T-3: not T-2, not yet
+            assert other.forget_ticket("C-A", "T-3") == 1 and other.forget_customer("C-B") == 1
+        holder.rollback()
+
+
+def test_erase_forgotten_reports_the_files_no_relation_names_with_the_command_that_removes_them(postgres_store,
+                                                                                               postgres_server):
+    with psycopg.connect(postgres_server.url) as db:
+        database = db.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+    left = [postgres_server.folder / "base" / str(database) / name for name in ("3999999998", "3999999998_fsm")]
+    try:
+        for path in left:  # as a crash during a rewrite leaves them
+            path.write_bytes(b"a copy of other customers' rows")
+        erased = erase_forgotten(postgres_store.url, postgres_store.schema)
+    finally:
+        for path in left:
+            path.unlink(missing_ok=True)
+    assert erased["orphan_files"] == [str(path) for path in left]
+    assert erased["remove_them"] == "rm -- " + " ".join(str(path) for path in left)
+    assert erase_forgotten(postgres_store.url, postgres_store.schema)["orphan_files"] == []
+
+
+@pytest.mark.parametrize("customer", [None, "", 1042, "C-\x00"], ids=["None", "empty", "a number", "a NUL"])
+def test_recall_refuses_an_id_no_customer_can_have_naming_it(app_store, customer):
+    with pytest.raises(ValueError, match="customer must be a non-empty string|customer holds a NUL character"):
+        app_store.recall(customer)
+
+
+@pytest.mark.parametrize("store", ["postgres_store", "app_store"], ids=["the owner", "the app role"])
+def test_forget_ticket_for_one_customer_leaves_another_customers_memory_of_the_same_ticket(request, postgres_store,
+                                                                                           store):
+    store = request.getfixturevalue(store)
+    for customer in ("C-A", "C-B"):
+        store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
+    assert store.forget_ticket("C-A", "T-1") == 1
+    assert [customer for customer, *_ in postgres_store.saved()] == ["C-B"]

@@ -47,6 +47,18 @@ def test_a_schema_that_was_there_is_refused_and_left_and_its_own_is_made_then_dr
     assert "lessons_own" not in schemas(url)
 
 
+def test_a_second_run_in_one_kernel_makes_its_schema_anew_and_drops_it_again(postgres_server, monkeypatch):
+    url = postgres_server.url
+    monkeypatch.setenv(lesson_database.LESSON_SCHEMA_VARIABLE, "lesson_run_twice")
+    for run in (1, 2):  # the notebook's first cell to its last, twice in one kernel
+        assert lesson_schema(url, own_server=False) == "lesson_run_twice"
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute(f"CREATE TABLE lesson_run_twice.made_{run} AS SELECT 1 AS row")
+        assert drop_lesson_schema(url, "lesson_run_twice") == ("schema lesson_run_twice, with its 1 relation and 0"
+                                                                " functions")
+        assert "lesson_run_twice" not in schemas(url)
+
+
 @pytest.fixture
 def superuser_url(postgres_server):
     with psycopg.connect(postgres_server.url, autocommit=True) as db:
@@ -75,8 +87,7 @@ def test_the_catalog_shows_each_partitioned_table_and_what_the_role_was_granted_
                                                                                                         app_store):
     url, schema = postgres_store.url, postgres_store.schema  # app_store: the app role, given its row rights
     assert partitioned_tables(url, schema) == [("ledger", TEST_PARTITIONS, True), ("memories", TEST_PARTITIONS, True)]
-    rights = [("DELETE, INSERT, SELECT", "ledger, memories"),
-              ("EXECUTE", "log_entry, note_for_erasure, recall_memories, save_memory")]
+    rights = [("EXECUTE", "forget_customer, forget_ticket, log_entry, recall_memories, save_memory")]
     assert role_rights(url, APP_ROLE, schema) == rights
     with psycopg.connect(url, autocommit=True) as db:
         db.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(schema, "memories_00"),

@@ -1,12 +1,15 @@
 """memory_cookbook/postgres/server.py: the kernel's own server touches nothing else. It refuses a folder holding other
 files (and leaves them), never removes a folder it did not create, refuses a folder where another live process's server
-runs (and leaves that server running), and keeps the data of a server whose owner, or which itself, was killed."""
+runs (and leaves that server running), and keeps the data of a server whose owner, or which itself, was killed. A copy
+of a running server's folder is refused untouched, and stopping it stops nothing; a process may open again the folder
+of the server it runs."""
 
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import psutil
@@ -14,7 +17,8 @@ import psycopg
 import pytest
 
 from memory_cookbook.postgres import server as postgres_server
-from memory_cookbook.postgres.server import MARKER, EmbeddedServer, ServerFolderError, ServerTakenOver, memory_database
+from memory_cookbook.postgres.server import (MARKER, EmbeddedServer, ServerFolderError, ServerTakenOver,
+                                             memory_database, stop_server_in)
 
 
 @pytest.fixture(autouse=True)
@@ -89,3 +93,35 @@ def test_another_live_owners_server_is_refused_and_a_killed_one_keeps_its_data(r
     finally:
         postgres_server.stop_server_in(folder)
     assert folder.is_dir() and list(folder.iterdir()) == []  # emptied, not removed: the test made it
+
+
+@pytest.mark.slow
+def test_a_copy_of_a_running_servers_folder_is_refused_untouched_and_its_stop_stops_nothing(postgres_server,
+                                                                                          readable_folder):
+    """As a kernel that copies its running folder A to B, then opens B: B's files name A's server (postmaster.pid)
+    and this kernel (the marker). The same after that kernel is gone."""
+    copy = readable_folder / "copy"
+    copy.mkdir()
+    for name in ("PG_VERSION", "postmaster.pid", MARKER):
+        shutil.copyfile(postgres_server.folder / name, copy / name)
+    before = {path.name: path.read_bytes() for path in copy.iterdir()}
+    postmaster = (postgres_server.folder / "postmaster.pid").read_text().split()[0]
+    for owner in [None, (1, 0.0)]:  # this kernel (it started A); a kernel that is gone
+        if owner:
+            owned_by(copy, *owner)
+            before[MARKER] = (copy / MARKER).read_bytes()
+        with pytest.raises(ServerFolderError, match=f"a copy of the folder of a running PostgreSQL server,"
+                                                    f" {postgres_server.folder} \\(pid {postmaster}\\)"):
+            memory_database(copy)
+        stop_server_in(copy)
+        assert postgres_server.running() and {path.name: path.read_bytes() for path in copy.iterdir()} == before
+
+
+@pytest.mark.slow
+def test_a_process_is_not_refused_the_folder_of_the_server_it_runs_itself(postgres_server):
+    again = EmbeddedServer.__new__(EmbeddedServer)  # claiming the folder again, as EmbeddedServer() does first
+    again.folder = postgres_server.folder
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nor warned that it takes it over
+        assert again.claim()[1] is True  # its server's data kept
+    assert postgres_server.running()

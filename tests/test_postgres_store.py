@@ -163,10 +163,14 @@ def terminate_other_backends(url):
 @pytest.mark.slow
 def test_the_first_call_after_the_server_closed_the_pools_connections_succeeds(postgres_store, postgres_server):
     postgres_store.save("C-A", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, 0.9, "m")
-    with postgres_store.connection(), postgres_store.connection():  # two idle connections in the pool
+    pool = postgres_store.pool  # the calls' pool: each connection the pool finds closed would cost a longer back-off
+    with pool.connection(), pool.connection(), pool.connection(), pool.connection():  # four idle connections in it
+        pass
+    with postgres_store.connection(), postgres_store.connection():  # and two in the pool that lends them
         pass
     terminate_other_backends(postgres_server.url)
     assert [memory["request"]["ticket"]["id"] for memory in postgres_store.recall("C-A")] == ["T-1"]
+    assert postgres_store.execute("SELECT 1") == [(1,)]
 
 
 @pytest.mark.slow

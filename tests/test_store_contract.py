@@ -133,3 +133,44 @@ def test_the_wrapper_sends_the_same_requests_whatever_the_store(store, lesson, m
     run_earlier_tickets(lesson)
     assert lesson.CALLS == with_the_dict_store and len(with_the_dict_store) == 10
     assert [entry["ticket"] for entry in store.ledger()] == ["T-101", "T-102", "T-103", "T-104", "T-105"]
+
+
+def nested(levels):
+    """A dict nested `levels` deep, made without recursion."""
+    value: dict[str, object] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+BAD_MEMORIES = {
+    "a request that is a string": ({"request": "T-1", "jev_answered": {}}, r"memory\['request'\] must be a dict"),
+    "a request that is None": ({"request": None, "jev_answered": {}}, r"memory\['request'\] must be a dict"),
+    "a request that is a list": ({"request": [1], "jev_answered": {}}, r"memory\['request'\] must be a dict"),
+    "an answer that is None": ({"request": {}, "jev_answered": None}, r"memory\['jev_answered'\] must be a dict"),
+    "an answer that is a string": ({"request": {}, "jev_answered": "team"},
+                                   r"memory\['jev_answered'\] must be a dict"),
+    "a request 10,000 deep": ({"request": nested(10_000), "jev_answered": {}},
+                              r"memory\['request'\] is nested too deeply"),
+    "a memory that is a string": ("T-1", "a memory must be a dict"),
+    "a memory that is a list": ([{"request": {}, "jev_answered": {}}], "a memory must be a dict"),
+    "a memory with no answer": ({"request": {}}, "the memory has no 'jev_answered'"),
+}
+
+
+@pytest.mark.parametrize("bad, says", BAD_MEMORIES.values(), ids=BAD_MEMORIES)
+def test_a_memory_that_is_not_one_is_refused_naming_what_is_wrong_and_nothing_is_saved(store, bad, says):
+    with pytest.raises(ValueError, match=says):
+        store.save("C-A", bad, p_remember=0.9, model="m")
+    assert store.recall("C-A") == []
+
+
+@pytest.mark.parametrize("entry, says", [("C-A", "a ledger entry must be a dict; got str"),
+                                         (["C-A"], "a ledger entry must be a dict; got list"),
+                                         ({"ticket": "T-1"}, "a ledger entry must name its customer"),
+                                         ({"customer": "C-A", "deep": nested(10_000)}, "nested too deeply")],
+                         ids=["a string", "a list", "no customer", "10,000 deep"])
+def test_a_ledger_entry_that_is_not_one_is_refused_naming_what_is_wrong(store, entry, says):
+    with pytest.raises(ValueError, match=says):
+        store.log(entry)
+    assert store.ledger() == []

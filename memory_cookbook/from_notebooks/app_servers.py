@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from memory_cookbook.from_notebooks.postgres_store import PostgresStore
-from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.postgres.child_process import StderrReader
 from typing import Any, TextIO, cast
 
@@ -41,8 +40,7 @@ def handle(lesson: Any, do: str, ticket: str = "", customer: str = "", subject: 
         state = (lesson.ticket_state(next(t for t in lesson.EARLIER if t["id"] == ticket)) if do == "ticket"
                  else lesson.later_state(customer, subject))
         response = lesson.ask_with_memory(state, lesson.ROUTE)
-        entry = next(entry for entry in reversed(store.ledger(state["customer"]["id"]))
-                     if entry.get("ticket") == ticket_id(state))  # this call's: other servers log for them too
+        entry = lesson.MEMORY.last_entry  # this call's, as this process logged it
         return {"ticket": entry["ticket"], "customer": entry["customer"], "team": response.choices["team"].choice,
                 "routed": lesson.routed(response), "memories_sent": entry["memories_sent"], "saved": entry["saved"]}
     if do == "recall":

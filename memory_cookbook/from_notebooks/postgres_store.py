@@ -1,29 +1,36 @@
 """Generated from the `#| export postgres_store` cells of notebooks/09_many_app_servers.ipynb by
 scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
+import hashlib
 import json
 import psycopg
+import shlex
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from memory_cookbook.contract import LedgerEntry, MemoryItem, SavedMemory
 from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.memory_checks import checked_entry, checked_memory
 from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
                                              checked_probability,
                                              checked_text,
                                              database_errors,
                                              missing_tables)
-from memory_cookbook.postgres.pool import live_connection, session_options
+from memory_cookbook.postgres.pool import connection_pool, new_session, pooled, session_options
+from pathlib import PurePosixPath
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 from typing import Any
 
-__all__ = ["CUSTOMER_SETTING", "FUNCTIONS", "GRANTS", "NAME_CUSTOMER", "PARTITION", "PARTITIONS", "PostgresStore",
-           "STORE_OBJECTS", "TABLES", "TABLE_RULES", "create_memory_tables", "erase_forgotten", "grant_row_rights"]
+__all__ = ["CUSTOMER_SETTING", "FUNCTIONS", "GRANTS", "NAME_CUSTOMER", "ORPHAN_FILES", "PARTITION", "PARTITIONS",
+           "PostgresStore", "STORE_FUNCTIONS", "STORE_MADE", "STORE_OBJECTS", "TABLES", "TABLE_RULES",
+           "create_memory_tables", "dollar_quote", "erase_forgotten", "grant_row_rights", "orphan_files",
+           "store_version"]
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb 0ce72fd9
 PARTITIONS = 32  # hash partitions of each table, by customer: erasing one customer rewrites 1/32 of a table
 CUSTOMER_SETTING = "memory_cookbook.customer"  # whose rows this transaction may see (row-level security)
+FUNCTIONS = {"recall_memories": 1, "save_memory": 6, "log_entry": 2, "forget_ticket": 2, "forget_customer": 1}
 
 # JSON, not JSONB, keeps the text as saved, key order included (PostgreSQL's documentation, "JSON Types"): the
 # cache keys depend on that order.
@@ -51,9 +58,15 @@ CREATE TABLE IF NOT EXISTS {schema}.to_erase (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     relation REGCLASS NOT NULL
 );
+"""
+# The app role's only way to the tables, on which it has no right (so it cannot lock them): each function runs with the
+# owner's rights (SECURITY DEFINER) on the rows of the customer it is given, with its search_path pinned, pg_temp last.
+# Those that find a customer's rows are planned for that customer: a generic plan would lock every partition first.
+# {q} is a dollar-quote tag that the schema's name does not hold.
+STORE_FUNCTIONS = """
 CREATE OR REPLACE FUNCTION {schema}.note_for_erasure(partitions OID[]) RETURNS void
-LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-BEGIN  -- runs with the owner's rights: the one way for the app role to reach to_erase
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS {q}
+BEGIN  -- the one way into to_erase: partitions of the store's memories and ledger, nothing else
     IF EXISTS (SELECT FROM unnest(partitions) AS noted (oid) WHERE noted.oid NOT IN (
             SELECT i.inhrelid FROM pg_inherits i JOIN pg_class t ON t.oid = i.inhparent
             JOIN pg_namespace n ON n.oid = t.relnamespace
@@ -62,89 +75,154 @@ BEGIN  -- runs with the owner's rights: the one way for the app role to reach to
             partitions::regclass[] USING ERRCODE = 'invalid_parameter_value';
     END IF;
     INSERT INTO {schema}.to_erase (relation) SELECT DISTINCT unnest(partitions);
-END $$;
--- Each names the customer for its statement's transaction (the policy reads it), then runs the statement: one call.
--- recall_memories is planned for its customer each time: a generic plan would lock every partition before pruning.
+END {q};
 CREATE OR REPLACE FUNCTION {schema}.recall_memories(customer TEXT) RETURNS TABLE (request TEXT, jev_answered TEXT)
-LANGUAGE sql SET plan_cache_mode = force_custom_plan AS $$
-SELECT set_config({setting}, customer, true);
+LANGUAGE sql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_custom_plan
+AS {q}
 SELECT request::text, jev_answered::text FROM {schema}.memories WHERE customer_id = customer ORDER BY id;
-$$;
+{q};
 CREATE OR REPLACE FUNCTION {schema}.save_memory(customer TEXT, ticket TEXT, request JSON, answered JSON,
                                                 probability DOUBLE PRECISION, model TEXT) RETURNS void
-LANGUAGE sql AS $$
-SELECT set_config({setting}, customer, true);
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS {q}
 INSERT INTO {schema}.memories (customer_id, ticket_id, request, jev_answered, p_remember, model)
 VALUES (customer, ticket, request, answered, probability, model);
-$$;
+{q};
 CREATE OR REPLACE FUNCTION {schema}.log_entry(customer TEXT, entry JSON) RETURNS void
-LANGUAGE sql AS $$
-SELECT set_config({setting}, customer, true);
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS {q}
 INSERT INTO {schema}.ledger (customer_id, entry) VALUES (customer, entry);
-$$;
+{q};
+-- Each forget deletes, then notes the partitions that still hold the rows' bytes, for erase_forgotten.
+CREATE OR REPLACE FUNCTION {schema}.forget_ticket(customer TEXT, ticket TEXT) RETURNS BIGINT
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_custom_plan
+AS {q}
+DECLARE
+    forgotten BIGINT;
+    partitions OID[];
+BEGIN
+    WITH gone AS (DELETE FROM {schema}.memories WHERE customer_id = customer AND ticket_id = ticket RETURNING tableoid)
+    SELECT count(*), array_agg(DISTINCT tableoid) INTO forgotten, partitions FROM gone;
+    PERFORM {schema}.note_for_erasure(partitions);
+    RETURN forgotten;
+END {q};
+CREATE OR REPLACE FUNCTION {schema}.forget_customer(customer TEXT) RETURNS BIGINT
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_custom_plan
+AS {q}
+DECLARE
+    forgotten BIGINT;
+    partitions OID[];
+BEGIN  -- memories and ledger entries in one statement: no query sees one without the other
+    WITH ledger_gone AS (DELETE FROM {schema}.ledger WHERE customer_id = customer RETURNING tableoid),
+         memories_gone AS (DELETE FROM {schema}.memories WHERE customer_id = customer RETURNING tableoid)
+    SELECT (SELECT count(*) FROM memories_gone),
+           ARRAY(SELECT tableoid FROM ledger_gone UNION SELECT tableoid FROM memories_gone)
+    INTO forgotten, partitions;
+    PERFORM {schema}.note_for_erasure(partitions);
+    RETURN forgotten;
+END {q};
 REVOKE ALL ON FUNCTION {schema}.note_for_erasure(OID[]), {schema}.recall_memories(TEXT),
-    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON) FROM PUBLIC;
+    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON),
+    {schema}.forget_ticket(TEXT, TEXT), {schema}.forget_customer(TEXT) FROM PUBLIC;
 """
 TABLE_RULES = """
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS one_customer ON {table};
 CREATE POLICY one_customer ON {table} USING (customer_id = current_setting({setting}, true));
-DO $$ BEGIN  -- an empty id would match a connection whose setting went back to '' after a transaction named one
+DO {q} BEGIN  -- an empty id would match a connection whose setting went back to '' after a transaction named one
     IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = {table_name}::regclass AND conname = 'customer_named')
     THEN ALTER TABLE {table} ADD CONSTRAINT customer_named CHECK (customer_id <> '');
     END IF;
-END $$;
+END {q};
 """
 PARTITION = """
 CREATE TABLE IF NOT EXISTS {partition} PARTITION OF {table} FOR VALUES WITH (MODULUS {modulus}, REMAINDER {remainder});
 ALTER TABLE {partition} ENABLE ROW LEVEL SECURITY;
 """
+# Whether every part is there as this version makes it: read from the catalog, which locks no table.
+STORE_MADE = """
+SELECT obj_description(to_erase.oid, 'pg_class') = %(version)s
+   AND (SELECT count(*) FROM pg_inherits i JOIN pg_class t ON t.oid = i.inhparent
+        WHERE t.relnamespace = n.oid AND t.relname IN ('memories', 'ledger')) = 2 * %(partitions)s
+   AND (SELECT count(*) FROM pg_policy p JOIN pg_class t ON t.oid = p.polrelid
+        WHERE t.relnamespace = n.oid AND t.relname IN ('memories', 'ledger') AND p.polname = 'one_customer') = 2
+   AND (SELECT count(DISTINCT proname) FROM pg_proc WHERE pronamespace = n.oid AND proname = ANY (%(functions)s))
+       = cardinality(%(functions)s)
+FROM pg_namespace n JOIN pg_class to_erase ON to_erase.relnamespace = n.oid AND to_erase.relname = 'to_erase'
+WHERE n.nspname = %(schema)s
+"""
+
+
+def store_version(partitions: int) -> str:
+    """What create_memory_tables writes on to_erase (as its comment) once every part is made: these definitions and the
+    number of partitions, as a digest."""
+    made = "".join([TABLES, STORE_FUNCTIONS, TABLE_RULES, PARTITION, str(partitions)])
+    return f"memory_cookbook store {hashlib.sha256(made.encode()).hexdigest()[:16]}"
+
+
+def dollar_quote(schema: str) -> str:
+    """A dollar-quote tag for the functions' bodies that the schema's name does not hold: any name PostgreSQL takes
+    (we$$ird, end$$) ends no body early."""
+    tag, number = "$body$", 0
+    while tag in schema:
+        number += 1
+        tag = f"$body{number}$"
+    return tag
 
 
 def create_memory_tables(url: str, schema: str = "memory_cookbook", partitions: int = PARTITIONS) -> None:
     """Create the schema, the tables, their partitions, their policies and checks, and the store's functions, if
     they are not there: once, as a role that may create them (it owns them). Processes doing it at once take turns
-    (an advisory lock). It removes and rewrites nothing."""
+    (an advisory lock). Run again when every part is there as this version makes it, it changes nothing and locks no
+    table, so no app server waits; otherwise it adds what is missing and brings the functions and policies to this
+    version. It removes and rewrites nothing."""
+    version, names = store_version(partitions), {"schema": sql.Identifier(schema), "q": sql.SQL(dollar_quote(schema)),
+                                                  "schema_name": sql.Literal(schema),
+                                                  "setting": sql.Literal(CUSTOMER_SETTING)}
     with database_errors(url), psycopg.connect(url) as db, db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(2026)")
-        db.execute(sql.SQL(TABLES).format(schema=sql.Identifier(schema), schema_name=sql.Literal(schema),
-                                          setting=sql.Literal(CUSTOMER_SETTING)))
+        made = db.execute(STORE_MADE, {"version": version, "partitions": partitions, "schema": schema,
+                                       "functions": [*FUNCTIONS, "note_for_erasure"]}).fetchone()
+        if made and made[0]:
+            return
+        db.execute(sql.SQL(TABLES).format(**names))
+        db.execute(sql.SQL(STORE_FUNCTIONS).format(**names))
         for name in ("memories", "ledger"):
             table = sql.Identifier(schema, name)
-            db.execute(sql.SQL(TABLE_RULES).format(table=table, table_name=sql.Literal(table.as_string(db)),
-                                                   setting=sql.Literal(CUSTOMER_SETTING)))
+            db.execute(sql.SQL(TABLE_RULES).format(table=table, table_name=sql.Literal(table.as_string(db)), **names))
             for remainder in range(partitions):  # a partition alone, queried by name, shows no row to other roles
                 db.execute(sql.SQL(PARTITION).format(
                     partition=sql.Identifier(schema, f"{name}_{remainder:02}"), table=table,
                     modulus=sql.Literal(partitions), remainder=sql.Literal(remainder)))
+        db.execute(sql.SQL("COMMENT ON TABLE {} IS {}").format(sql.Identifier(schema, "to_erase"),
+                                                               sql.Literal(version)))
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb cell-13b
 GRANTS = """
 GRANT USAGE ON SCHEMA {schema} TO {role};
-GRANT SELECT, INSERT, DELETE ON {schema}.memories, {schema}.ledger TO {role};
-REVOKE ALL ON {schema}.to_erase FROM {role};
-GRANT EXECUTE ON FUNCTION {schema}.note_for_erasure(OID[]), {schema}.recall_memories(TEXT),
-    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON) TO {role};
-GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};
+REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {role};
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {role};
+REVOKE ALL ON FUNCTION {schema}.note_for_erasure(OID[]) FROM {role};
+GRANT EXECUTE ON FUNCTION {schema}.recall_memories(TEXT),
+    {schema}.save_memory(TEXT, TEXT, JSON, JSON, DOUBLE PRECISION, TEXT), {schema}.log_entry(TEXT, JSON),
+    {schema}.forget_ticket(TEXT, TEXT), {schema}.forget_customer(TEXT) TO {role};
 """
 
 
 def grant_row_rights(url: str, role: str, schema: str = "memory_cookbook") -> None:
-    """Let `role` save, recall, log and forget, and nothing more: no right to change a table, to read the tables'
-    partitions by name, to see a row of a customer its transaction has not named, or to write to_erase, which it
-    reaches only through note_for_erasure."""
+    """Let `role` save, recall, log and forget, through the store's functions, and nothing more: no right on a table
+    of the schema (so no row of its own choosing, and no lock that would stall the others), a sequence, or
+    note_for_erasure. Rights an earlier version granted (on the tables, their sequences) are taken back."""
     with database_errors(url), psycopg.connect(url) as db:
         db.execute(sql.SQL(GRANTS).format(schema=sql.Identifier(schema), role=sql.Identifier(role)))
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb c016f4f1
 NAME_CUSTOMER = "SELECT set_config(%s, %s, true)"  # for this transaction only
-FUNCTIONS = {"recall_memories": 1, "save_memory": 6, "log_entry": 2, "note_for_erasure": 1}  # how many arguments
 STORE_OBJECTS = """
 SELECT (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
         AND c.relname IN ('memories', 'ledger', 'to_erase'))
-     + (SELECT count(DISTINCT p.proname) FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = ANY (%s))
+     + (SELECT count(DISTINCT p.proname) FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = ANY (%s)),
+       (SELECT pg_has_role(c.relowner, 'USAGE') FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'memories')
 FROM pg_namespace n WHERE n.nspname = %s
 """
 
@@ -152,9 +230,9 @@ FROM pg_namespace n WHERE n.nspname = %s
 class PostgresStore:
     """Memories and the ledger in PostgreSQL, shared by every process, on any machine, that has the URL. Opening
     needs only the rights grant_row_rights gives; create_memory_tables must have made the tables. Each call for a
-    customer is one transaction that first names the customer, and row-level security shows it that customer's rows
-    only (a role that owns the tables sees every row, as the notebook's owner does). No statement runs, waits for a
-    lock, or leaves its transaction idle longer than the limits (seconds; `options` in the URL may set them too)."""
+    customer is one call of one of the store's functions, on that customer's rows only, in a transaction of its own.
+    No statement runs, waits for a lock, or leaves its transaction idle longer than the limits (seconds; `options` in
+    the URL may set them too)."""
 
     def __init__(self, url: str, schema: str = "memory_cookbook", timeout: int = 5, max_connections: int = 4,
                  statement_timeout: float = 30, lock_timeout: float = 5,
@@ -163,15 +241,21 @@ class PostgresStore:
         self.memories, self.ledger_table, self.to_erase, self.note_for_erasure = (
             sql.Identifier(schema, name) for name in ("memories", "ledger", "to_erase", "note_for_erasure"))
         with database_errors(url), psycopg.connect(url, connect_timeout=timeout) as db:  # psycopg's reason, if not
-            if (db.execute(STORE_OBJECTS, (list(FUNCTIONS), schema)).fetchone() or [0])[0] < 3 + len(FUNCTIONS):
+            found = db.execute(STORE_OBJECTS, ([*FUNCTIONS, "note_for_erasure"], schema)).fetchone()
+            parts, self.owner = found or (0, False)
+            if parts < 3 + len(FUNCTIONS) + 1:
                 raise missing_tables(url, schema)
             self.calls = {function: sql.SQL("SELECT * FROM {}({})").format(  # composed once: call() is the hot path
                 sql.Identifier(schema, function), sql.SQL(", ").join([sql.Placeholder()] * arguments)).as_string(db)
                 for function, arguments in FUNCTIONS.items()}
-        self.pool = ConnectionPool(url, min_size=1, max_size=max_connections, timeout=timeout, open=True, kwargs={
-            "autocommit": True, "options": session_options(
-                url, statement_timeout=statement_timeout, lock_timeout=lock_timeout,
-                idle_in_transaction_session_timeout=idle_in_transaction_timeout)})
+        settings = {"autocommit": True, "options": session_options(
+            url, statement_timeout=statement_timeout, lock_timeout=lock_timeout,
+            idle_in_transaction_session_timeout=idle_in_transaction_timeout)}
+        # The store's calls run its functions only, which leave nothing in the session: their pool resets nothing.
+        self.pool = connection_pool(url, min_size=1, max_size=max_connections, timeout=timeout, kwargs=settings)
+        # connection(), transaction() and execute() lend a connection: it comes back to its pool as a new session.
+        self.lent = connection_pool(url, min_size=0, max_size=max_connections, timeout=timeout, kwargs=settings,
+                                    reset=new_session)
 
     def __enter__(self) -> "PostgresStore":
         return self
@@ -180,38 +264,42 @@ class PostgresStore:
         self.close()
 
     @contextmanager
-    def connection(self) -> Iterator[psycopg.Connection[Any]]:
-        """A connection from the pool that the server has not closed meanwhile, back to the pool at the end of the
-        block; psycopg's errors raised as the DatabaseError that says what happened. Each statement is a
-        transaction of its own (autocommit)."""
+    def pooled(self, pool: ConnectionPool[Any]) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of `pool` that the server has not closed meanwhile, back to it at the end of the block;
+        psycopg's errors raised as the DatabaseError that says what happened."""
         try:
-            with database_errors(self.url), live_connection(self.pool) as db:
+            with database_errors(self.url), pooled(pool) as db:
                 yield db
         except DatabaseUnavailable:
-            self.pool.check()  # drop broken connections: a server back up is used again at the next call
+            pool.check()  # drop broken connections: a server back up is used again at the next call
             raise
         except QueryFailed as error:
             if error.sqlstate == "42P01" and not isinstance(error, MemoryTablesMissing):  # dropped since it opened
                 raise missing_tables(self.url, self.schema) from error.__cause__
             raise
 
+    def connection(self) -> AbstractContextManager[psycopg.Connection[Any]]:
+        """A connection lent for the block, which comes back as a new session (whatever it was SET to): each
+        statement is a transaction of its own (autocommit)."""
+        return self.pooled(self.lent)
+
     @contextmanager
     def as_customer(self, customer: str | None) -> Iterator[psycopg.Connection[Any]]:
-        """A connection in one transaction that may see `customer`'s rows only (with None, no customer's, unless the
-        role owns the tables): committed at the end of the block, rolled back on any error."""
+        """A lent connection in one transaction that may see `customer`'s rows only, if its role is under row-level
+        security (with None, no customer's): committed at the end of the block, rolled back on any error."""
         with self.connection() as db, db.transaction():
             if customer is not None:
                 db.execute(NAME_CUSTOMER, (CUSTOMER_SETTING, customer))
             yield db
 
-    def transaction(self) -> Any:
-        """A connection in one transaction, with no customer named."""
+    def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]:
+        """A lent connection in one transaction, with no customer named."""
         return self.as_customer(None)
 
     def call(self, function: str, *args: object) -> list[Any]:
-        """One of the store's functions, which names the customer and runs its statement: a single statement, so
-        one transaction and one round trip, prepared once per connection. Its rows."""
-        with self.connection() as db:
+        """One of the store's functions: a single statement, so one transaction and one round trip, prepared once per
+        connection. Its rows."""
+        with self.pooled(self.pool) as db:
             return db.execute(self.calls[function], args, prepare=True).fetchall()
 
     def execute(self, query: Any, *params: object) -> Any:
@@ -226,45 +314,36 @@ class PostgresStore:
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str) -> None:
+        request, answered = checked_memory(memory)  # JSON text, or a ValueError naming what is wrong
         self.call("save_memory", checked_id("customer", customer),
-                  checked_id("ticket id", ticket_id(memory), optional=True), json.dumps(memory["request"]),
-                  json.dumps(memory["jev_answered"]), checked_probability("p_remember", p_remember),
-                  checked_text("model", model))
-
-    def deleted(self, db: psycopg.Connection[Any], table: sql.Identifier, condition: str, *params: object) -> int:
-        """Delete rows and note the partitions that still hold their bytes, for erase_forgotten, in one statement:
-        how many rows. Never prepared, so always planned for its customer (a generic plan would lock every
-        partition)."""
-        return (db.execute(sql.SQL("WITH gone AS (DELETE FROM {} WHERE {} RETURNING tableoid)"
-                                  " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
-            table, sql.SQL(condition), self.note_for_erasure), params, prepare=False).fetchone() or [0])[0]
+                  checked_id("ticket id", ticket_id(memory), optional=True), request, answered,
+                  checked_probability("p_remember", p_remember), checked_text("model", model))
 
     def forget_ticket(self, customer: str, ticket: str) -> int:
-        """Delete the customer's memory saved from `ticket`, in a transaction that names the customer."""
-        customer, ticket = checked_id("customer", customer), checked_id("ticket id", ticket)
-        with self.as_customer(customer) as db:
-            return self.deleted(db, self.memories, "customer_id = %s AND ticket_id = %s", customer, ticket)
+        """Delete the memory `customer` saved from `ticket` (no other customer's): how many."""
+        forgotten: int = self.call("forget_ticket", checked_id("customer", customer),
+                                   checked_id("ticket id", ticket))[0][0]
+        return forgotten
 
     def forget_customer(self, customer: str) -> int:
-        """Delete the customer's memories and ledger entries in one transaction, so that no query sees one without
-        the other. Nobody waits: their bytes stay in the table files until erase_forgotten rewrites the partitions
-        that hold them."""
-        with self.as_customer(checked_id("customer", customer)) as db:
-            self.deleted(db, self.ledger_table, "customer_id = %s", customer)
-            return self.deleted(db, self.memories, "customer_id = %s", customer)
+        """Delete the customer's memories and ledger entries in one statement, so that no query sees one without the
+        other. Nobody waits: their bytes stay in the table files until erase_forgotten rewrites the partitions that
+        hold them."""
+        forgotten: int = self.call("forget_customer", checked_id("customer", customer))[0][0]
+        return forgotten
 
     def log(self, entry: LedgerEntry) -> None:
-        self.call("log_entry", checked_id("customer", entry["customer"]), json.dumps(entry))
+        text = checked_entry(entry)  # JSON text, or a ValueError naming what is wrong
+        self.call("log_entry", checked_id("customer", entry["customer"]), text)
 
     def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
-        """The ledger's entries in the order logged: the customer's, in a transaction that names them, or (None) every
-        customer's, the owner's view (a role under row-level security sees none)."""
+        """The ledger's entries in the order logged, the customer's or (None) every customer's: the owner's view (the
+        app role may not read the table)."""
         if customer is None:
             rows = self.execute(sql.SQL("SELECT entry::text FROM {} ORDER BY id").format(self.ledger_table))
         else:
-            with self.as_customer(checked_id("customer", customer)) as db:
-                rows = db.execute(sql.SQL("SELECT entry::text FROM {} WHERE customer_id = %s ORDER BY id").format(
-                    self.ledger_table), (customer,)).fetchall()
+            rows = self.execute(sql.SQL("SELECT entry::text FROM {} WHERE customer_id = %s ORDER BY id").format(
+                self.ledger_table), checked_id("customer", customer))
         return [json.loads(entry) for (entry,) in rows]
 
     def saved(self) -> list[SavedMemory]:
@@ -274,16 +353,49 @@ class PostgresStore:
 
     def close(self) -> None:
         self.pool.close()
+        self.lent.close()
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb cell-14c
-def erase_forgotten(url: str, schema: str = "memory_cookbook", lock_timeout: float = 2) -> dict[str, list[str]]:
+# The guide's query (docs/own_postgres_server.md): the files of this database's folder that no relation names, here
+# only those that hold bytes (the emptied file a rewrite leaves of its old copy waits for the next checkpoint).
+ORPHAN_FILES = """
+SELECT current_setting('data_directory'), oid, ARRAY(
+    SELECT file FROM pg_ls_dir('base/' || oid) AS file WHERE file ~ '^[0-9]+(_fsm|_vm|_init)?(\\.[0-9]+)?$'
+    AND substring(file FROM '^[0-9]+')::oid NOT IN (
+        SELECT pg_relation_filenode(c.oid) FROM pg_class c WHERE pg_relation_filenode(c.oid) IS NOT NULL)
+    AND (pg_stat_file('base/' || oid || '/' || file, true)).size > 0
+    ORDER BY 1)
+FROM pg_database WHERE datname = current_database()
+"""
+
+
+def orphan_files(db: psycopg.Connection[Any]) -> tuple[list[str] | None, str | None]:
+    """(the files of the database's folder that no relation names and that hold bytes, the guide's command that
+    removes them once the server is stopped): the copies a rewrite killed midway leaves, or, while another session
+    creates or rewrites a table, its new files. Looked for again after a checkpoint, as the guide does, when there are
+    any. (None, None) when the role may not look (it takes a superuser)."""
+    try:
+        folder, database, files = db.execute(ORPHAN_FILES).fetchone() or ("", 0, [])
+        if files:
+            db.execute("CHECKPOINT")
+            folder, database, files = db.execute(ORPHAN_FILES).fetchone() or ("", 0, [])
+    except psycopg.errors.InsufficientPrivilege:
+        return None, None
+    paths = [str(PurePosixPath(folder, "base", str(database), file)) for file in files]
+    return paths, ("rm -- " + " ".join(shlex.quote(path) for path in paths)) if paths else None
+
+
+def erase_forgotten(url: str, schema: str = "memory_cookbook", lock_timeout: float = 2) -> dict[str, Any]:
     """Rewrite each partition of the store's tables in `schema` that forgetting noted (VACUUM FULL), one at a time,
     so that their bytes leave the table files: run by the tables' owner, say nightly. A rewrite not granted its lock
     within `lock_timeout` seconds gives up, and its notes stay for the next run; a note that names anything but a
-    partition of these tables is skipped, and stays. {"rewritten": [...], "waited": [...], "skipped": [...]}."""
+    partition of these tables is skipped, and stays. Then, as a superuser, it looks for files no relation names (a
+    crash during an earlier rewrite leaves them, holding the rows it was copying). {"rewritten": [...], "waited": [...],
+    "skipped": [...], "orphan_files": [...], or None if not looked for, "remove_them": the command, once the server
+    is stopped}."""
     to_erase = sql.Identifier(schema, "to_erase")
-    done: dict[str, list[str]] = {"rewritten": [], "waited": [], "skipped": []}
+    done: dict[str, Any] = {"rewritten": [], "waited": [], "skipped": []}
     with database_errors(url), psycopg.connect(url, autocommit=True,
                                                options=session_options(url, lock_timeout=lock_timeout)) as db:
         noted = db.execute(sql.SQL(
@@ -303,4 +415,5 @@ def erase_forgotten(url: str, schema: str = "memory_cookbook", lock_timeout: flo
                 continue
             db.execute(sql.SQL("DELETE FROM {} WHERE relation = %s::oid AND id <= %s").format(to_erase), (oid, last))
             done["rewritten"].append(partition)
+        done["orphan_files"], done["remove_them"] = orphan_files(db)
     return done

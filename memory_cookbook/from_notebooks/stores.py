@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from memory_cookbook.checked_files import opening_memory_store
 from memory_cookbook.contract import LedgerEntry, MemoryItem, MemoryStore, SavedMemory
 from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.memory_checks import checked_entry, checked_memory
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +62,9 @@ class SqliteStore:
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
     def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str) -> None:
-        self.execute(INSERT_MEMORY, customer, ticket_id(memory), json.dumps(memory["request"]),
-                     json.dumps(memory["jev_answered"]), p_remember, model, datetime.now(timezone.utc).isoformat())
+        request, answered = checked_memory(memory)  # JSON text, or a ValueError naming what is wrong
+        self.execute(INSERT_MEMORY, customer, ticket_id(memory), request, answered, p_remember, model,
+                     datetime.now(timezone.utc).isoformat())
 
     def forget_ticket(self, customer: str, ticket: str) -> int:
         return self.execute("DELETE FROM memories WHERE customer_id = ? AND ticket_id = ?", customer, ticket)
@@ -75,7 +77,7 @@ class SqliteStore:
 
     def log(self, entry: LedgerEntry) -> None:
         self.execute("INSERT INTO ledger (logged_at, entry) VALUES (?, ?)", datetime.now(timezone.utc).isoformat(),
-                     json.dumps(entry))
+                     checked_entry(entry))
 
     def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
         rows = self.execute("SELECT entry FROM ledger WHERE ? IS NULL OR json_extract(entry, '$.customer') = ?"

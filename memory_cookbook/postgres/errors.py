@@ -3,11 +3,12 @@
 are not there yet (MemoryTablesMissing). The kind follows psycopg's exception class and PostgreSQL's SQLSTATE: only a
 connection that failed or was lost is "cannot reach"; a statement psycopg would not send (a wrong placeholder, a value
 it cannot encode) is a failed query. Each names the database with its password masked, gives the SQLSTATE where
-PostgreSQL sent one, and keeps psycopg's error as its cause. Also the checks that refuse, before anything is written,
-a value PostgreSQL cannot store."""
+PostgreSQL sent one, and keeps psycopg's error as its cause; each is a psycopg error too (the two about the connection a
+psycopg.OperationalError). Also the checks that refuse, before anything is written, a value PostgreSQL cannot store."""
 
 import os
 import re
+import urllib.parse
 from contextlib import contextmanager
 
 import psycopg
@@ -16,18 +17,13 @@ from psycopg_pool import PoolTimeout
 from memory_cookbook.shown_as_message import ShownAsMessage
 
 __all__ = ["CONNECTION_LOST", "DATABASE_URL_VARIABLE", "DatabaseError", "DatabaseRefused", "DatabaseUnavailable",
-           "ID_MAX_LENGTH", "KEY_VALUE_PASSWORD", "MemoryTablesMissing", "QueryFailed", "REFUSED",
-           "ROW_SECURITY_REFUSED", "TOO_MANY_CONNECTIONS", "URL_PASSWORD", "WHAT_TO_DO", "checked_id",
-           "checked_probability", "checked_text", "database_errors", "from_the_variable", "masked", "missing_tables",
+           "ID_MAX_LENGTH", "KEY_VALUE", "MemoryTablesMissing", "QueryFailed", "REFUSED", "ROW_SECURITY_REFUSED",
+           "TOO_MANY_CONNECTIONS", "URI_SCHEMES", "WHAT_TO_DO", "checked_id", "checked_probability", "checked_text",
+           "database_errors", "from_the_variable", "masked", "masking", "missing_tables", "password_spans",
            "passwords", "reason", "sqlstate_of", "translated"]
 
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 ID_MAX_LENGTH = 200  # characters in a customer or ticket id: far above any id in the data, far below a page
-
-# A password in a connection string, in its three forms: postgresql://user:PASSWORD@host/db, ...?password=PASSWORD,
-# and the key-value form host=h password=PASSWORD (quoted if it holds spaces).
-URL_PASSWORD = re.compile(r"(?P<keep>://[^/?#@]*?:)(?P<password>[^/?#]+)(?=@)")
-KEY_VALUE_PASSWORD = re.compile(r"(?P<keep>\bpassword\s*=\s*)(?P<password>'(?:[^'\\]|\\.)*'|[^&\s]*)", re.IGNORECASE)
 
 CONNECTION_LOST = ("08", "57P01", "57P02", "57P03")  # connection exceptions; the server shutting down or starting
 REFUSED = ("28", "3D000")  # authorization (wrong password, no such role), no such database
@@ -40,27 +36,90 @@ WHAT_TO_DO = {
     "25P03": "the transaction sat idle past idle_in_transaction_session_timeout and the server closed its connection:"
              " keep a transaction's block short (the next call reconnects)",
     "40001": "a concurrent transaction changed the same rows: try again",
-    "42501": "the URL's role lacks a right on the store: docs/own_postgres_server.md lists the GRANTs it needs",
+    "42501": "the URL's role lacks a right on the store. A role given an earlier version's rights gets this version's"
+             " when the owner runs grant_row_rights(url, role) again (or `python scripts/create_memory_tables.py"
+             " --grant ROLE`); docs/own_postgres_server.md lists the GRANTs",
 }
 ROW_SECURITY_REFUSED = ("row-level security refused the row: its customer_id is not the customer this transaction"
                         " named (the setting memory_cookbook.customer); the role has the right, the policy said no")
 
 
+URI_SCHEMES = ("postgresql://", "postgres://")
+# One key = value pair of libpq's key-value form: a value in quotes (backslash escapes), or up to the next blank.
+KEY_VALUE = re.compile(r"\s*(?P<key>[^\s=]+)\s*=\s*(?P<value>'(?:[^'\\]|\\.)*'|(?:[^\s\\]|\\.)*)")
+
+
+def password_spans(conninfo):
+    """Where `conninfo` writes a password, read the way libpq reads it (its conninfo_uri_parse_options and
+    conninfo_parse): [(start, end)]. In a URL, the user information runs to the first @ before any /, and the password
+    from its first colon (so it may hold #, ?, a colon); then any password=... among the parameters after ?. In the
+    key-value form, every password = value."""
+    if conninfo.startswith(URI_SCHEMES):
+        start = conninfo.index("://") + 3
+        spans, after_user = [], start
+        at = re.search(r"[@/]", conninfo[start:])
+        if at and at.group() == "@":
+            after_user = start + at.start() + 1
+            user_info = conninfo[start:after_user - 1]
+            if ":" in user_info:
+                spans.append((start + user_info.index(":") + 1, after_user - 1))
+        query = conninfo.find("?", after_user)
+        position = query + 1 if query >= 0 else len(conninfo)
+        while 0 < position <= len(conninfo) and query >= 0:
+            end = conninfo.find("&", position)
+            end = len(conninfo) if end < 0 else end
+            key, equals, _ = conninfo[position:end].partition("=")
+            if equals and urllib.parse.unquote(key) == "password":
+                spans.append((position + len(key) + 1, end))
+            position = end + 1
+        return spans
+    spans, position = [], 0
+    while position < len(conninfo.rstrip()):
+        pair = KEY_VALUE.match(conninfo, position)
+        if not pair or pair.end() == position:
+            break  # not libpq's form: the check in masking() decides
+        if pair["key"] == "password":
+            spans.append(pair.span("value"))
+        position = pair.end()
+    return spans
+
+
+def masking(conninfo):
+    """(the connection string with its password shown as ***, the passwords as written in it). When libpq would read
+    the string otherwise than as masked here, the whole string is given again from what libpq reads, in the key-value
+    form, its password ***."""
+    spans = password_spans(conninfo)
+    shown, written, last = [], [], 0
+    for start, end in sorted(span for span in spans if span[0] < span[1]):  # an empty password hides nothing
+        shown += [conninfo[last:start], "***"]
+        written.append(conninfo[start:end])
+        last = end
+    shown = "".join(shown) + conninfo[last:]
+    try:
+        read = psycopg.conninfo.conninfo_to_dict(conninfo)
+    except psycopg.ProgrammingError:  # libpq cannot parse it, so cannot connect with it: masked as written
+        return shown, written
+    if read.get("password"):
+        written.append(read["password"])
+        try:
+            masked_read = psycopg.conninfo.conninfo_to_dict(shown)
+        except psycopg.ProgrammingError:
+            masked_read = None
+        if masked_read != {**read, "password": "***"}:
+            shown = psycopg.conninfo.make_conninfo("", **{**read, "password": "***"})
+    return shown, written
+
+
 def masked(conninfo):
-    """The connection string with every password in it shown as ***."""
-    conninfo = URL_PASSWORD.sub(r"\g<keep>***", conninfo)
-    return KEY_VALUE_PASSWORD.sub(r"\g<keep>***", conninfo)
+    """The connection string with the password libpq would read in it shown as ***, however it is written (in a URL's
+    user information, percent-encoded or not, as ?password=, or as password=... in the key-value form)."""
+    return masking(conninfo)[0]
 
 
 def passwords(conninfo):
     """The passwords a connection string holds, as written and as libpq reads them, to take out of messages."""
-    found = {match["password"] for pattern in (URL_PASSWORD, KEY_VALUE_PASSWORD) for match in
-             pattern.finditer(conninfo)}
-    try:
-        found.add(psycopg.conninfo.conninfo_to_dict(conninfo).get("password") or "")
-    except psycopg.ProgrammingError:  # a string libpq cannot parse: the patterns above are all there is
-        pass
-    return sorted((password for password in found if password and password != "***"), key=len, reverse=True)
+    return sorted({password for password in masking(conninfo)[1] if password and password != "***"}, key=len,
+                  reverse=True)
 
 
 def reason(error, conninfo):
@@ -71,20 +130,22 @@ def reason(error, conninfo):
     return text
 
 
-class DatabaseError(ShownAsMessage, RuntimeError):
+class DatabaseError(ShownAsMessage, psycopg.DatabaseError):
     """The memory database could not do what was asked. `database` is its URL, password masked; `sqlstate` is
-    PostgreSQL's code for the error, or None where the server sent none (it was not reached)."""
+    PostgreSQL's code for the error, or None where the server sent none (it was not reached). A psycopg error: a desk's
+    `except psycopg.DatabaseError` (or psycopg.OperationalError, for the two that are about the connection) catches it;
+    psycopg's own error is its __cause__."""
 
     def __init__(self, message, database, sqlstate=None):
         super().__init__(message)
         self.database, self.sqlstate = database, sqlstate
 
 
-class DatabaseUnavailable(DatabaseError):
+class DatabaseUnavailable(DatabaseError, psycopg.OperationalError):
     """The database server cannot be reached, or the connection to it was lost."""
 
 
-class DatabaseRefused(DatabaseError):
+class DatabaseRefused(DatabaseError, psycopg.OperationalError):
     """The server answered and refused the connection: a wrong password, an unknown role or database."""
 
 
@@ -92,7 +153,7 @@ class QueryFailed(DatabaseError):
     """The connection worked and a statement failed: canceled, a deadlock, a lock timeout, a missing right..."""
 
 
-class MemoryTablesMissing(QueryFailed):
+class MemoryTablesMissing(QueryFailed, psycopg.ProgrammingError):
     """The store's tables are not in this database and schema: create_memory_tables makes them, once."""
 
 
@@ -152,6 +213,8 @@ def database_errors(conninfo):
     as its cause)."""
     try:
         yield
+    except DatabaseError:  # said already
+        raise
     except (psycopg.Error, PoolTimeout) as error:
         raise translated(error, conninfo) from error
 

