@@ -46,3 +46,23 @@ def test_every_module_of_the_runtime_and_the_lesson_lists_its_public_names_in_al
     modules = [LESSON_FILE, *(path for path in PACKAGE.rglob("*.py") if path.name != "__init__.py")]
     wrong = {path.relative_to(ROOT).as_posix(): defined_and_listed(path) for path in modules}
     assert {path: names for path, names in wrong.items() if names[0] != names[1]} == {}
+
+
+def unannotated(path):
+    """The functions of a module (methods and nested ones too) with a parameter or a return left unannotated."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parameters = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg,
+                          node.args.kwarg]
+            bare = [parameter.arg for parameter in parameters
+                    if parameter is not None and parameter.annotation is None and parameter.arg not in ("self", "cls")]
+            if bare or node.returns is None:
+                found.append(f"{node.name}:{node.lineno}")
+    return found
+
+
+def test_every_function_of_the_tools_and_the_scripts_is_annotated():
+    """The tools are not in mypy's run (its cost is the suite's), but their signatures are written as the runtime's."""
+    paths = [*(ROOT / "tools" / "cookbook_tools").glob("*.py"), *(ROOT / "scripts").glob("*.py")]
+    assert {path.relative_to(ROOT).as_posix(): names for path in paths if (names := unannotated(path))} == {}
