@@ -6,11 +6,17 @@ delete it or choose another. Hand-written, tested in tests/test_damaged_files.py
 
 import json
 import sqlite3
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
 from memory_cookbook.shown_as_message import ShownAsMessage
+
+__all__ = ["DamagedFile", "MESSAGE_FIELDS", "REQUEST_FIELDS", "TICKET_FIELDS", "check_fields", "check_list", "damaged",
+           "json_type", "opening_memory_store", "read_json", "read_recorded_requests", "read_tickets", "requests_fix",
+           "restore_hint"]
 
 
 class DamagedFile(ShownAsMessage, RuntimeError):
@@ -18,7 +24,7 @@ class DamagedFile(ShownAsMessage, RuntimeError):
 
 
 @contextmanager
-def opening_memory_store(path):
+def opening_memory_store(path: Path) -> Iterator[None]:
     """Inside it, SQLite's DatabaseError (the file at `path` is not a database, or a damaged one) is a DamagedFile that
     names the file and what to do."""
     try:
@@ -28,7 +34,7 @@ def opening_memory_store(path):
                           " or choose another file; the store then starts a new, empty one.") from None
 
 
-def restore_hint(path):
+def restore_hint(path: str | Path) -> str:
     """How to get a committed file back: git, or the classroom kit's copy."""
     try:
         relative = Path(path).resolve().relative_to(ROOT).as_posix()
@@ -37,11 +43,11 @@ def restore_hint(path):
     return f"get the committed file back with `git checkout -- {relative}` (from a classroom kit: copy it again)"
 
 
-def damaged(path, problem, fix=None):
+def damaged(path: str | Path, problem: str, fix: str | None = None) -> DamagedFile:
     return DamagedFile(f"{path} {problem}: {fix or restore_hint(path)}.")
 
 
-def read_json(path, fix=None):
+def read_json(path: str | Path, fix: str | None = None) -> Any:
     """The JSON value in `path`, or a DamagedFile naming what is wrong with the file and `fix` (default: restore it)."""
     path = Path(path)
     if path.is_dir():
@@ -63,7 +69,7 @@ def read_json(path, fix=None):
                       fix) from None
 
 
-def check_fields(path, where, value, fields, fix=None):
+def check_fields(path: str | Path, where: str, value: Any, fields: Mapping[str, type], fix: str | None = None) -> Any:
     """`value` (at `where` in the file) is a JSON object with each of `fields` ({name: type}); else DamagedFile."""
     if not isinstance(value, dict):
         raise damaged(path, f"has {where} that is a {json_type(value)}, not a JSON object", fix)
@@ -76,12 +82,12 @@ def check_fields(path, where, value, fields, fix=None):
     return value
 
 
-def json_type(value):
+def json_type(value: object) -> str:
     return {dict: "JSON object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
         type(value), "number")
 
 
-def check_list(path, where, value, fix=None):
+def check_list(path: str | Path, where: str, value: Any, fix: str | None = None) -> list[Any]:
     if not isinstance(value, list):
         raise damaged(path, f"has {where} that is a {json_type(value)}, not a list", fix)
     return value
@@ -91,7 +97,7 @@ TICKET_FIELDS = {"id": str, "customer_id": str, "received_on": str, "subject": s
 MESSAGE_FIELDS = {"subject": str, "text": str}
 
 
-def read_tickets(path):
+def read_tickets(path: str | Path) -> dict[str, Any]:
     """data/tickets.json, checked: customers, earlier tickets, later messages, their date, the expected teams and the
     later messages' ticket ids."""
     data = check_fields(path, "the file", read_json(path), {
@@ -122,7 +128,7 @@ def read_tickets(path):
 REQUEST_FIELDS = {"key": str, "model": str, "state": dict, "questions": dict, "answer_sha256": str}
 
 
-def requests_fix(path):
+def requests_fix(path: str | Path) -> str:
     """How to get a recorded_requests.json back: the committed one from git; beside a cache of your own, a copy of the
     file that was written with that cache; either, written again by recording."""
     if Path(path).resolve() == RECORDED_REQUESTS_FILE:
@@ -131,7 +137,7 @@ def requests_fix(path):
             f" {RECORDED_REQUESTS_FILE}), or write it again with scripts/record_cache.py")
 
 
-def read_recorded_requests(path):
+def read_recorded_requests(path: str | Path) -> list[dict[str, Any]]:
     """recorded_requests.json, checked: a list of {key, model, state, questions, answer_sha256}."""
     fix = requests_fix(path)
     requests = check_list(path, "the file", read_json(path, fix), fix)

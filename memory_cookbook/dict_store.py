@@ -1,36 +1,51 @@
-"""The published store, as notebook 04 installs it: memories in a dict of lists by customer id, gone when the kernel
-stops. Its methods are every store's (notebook 07 shows them on SQLite): recall, save, forget_ticket, forget_customer
-and log. Hand-written, tested in tests/test_store.py and tests/test_start_from_and_threshold.py."""
+"""The published store, as notebook 04 installs it: memories and the ledger in dicts of lists by customer id, gone when
+the kernel stops. It keeps the store contract (memory_cookbook.contract) like every other store. Hand-written, tested
+by the contract suite (tests/test_store_contract.py)."""
 
+import copy
+import itertools
 from collections import defaultdict
 
+from memory_cookbook.contract import LedgerEntry, MemoryItem, SavedMemory
 from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.from_notebooks.ledger import forget_entries
 from memory_cookbook.memory_checks import checked_entry, checked_memory
+
+__all__ = ["DictStore"]
 
 
 class DictStore:
-    """Memories in a dict {customer id: [memory, ...]} (by default a new one), gone when the kernel stops."""
+    """Memories and the ledger in this process's memory, by customer id, gone when the kernel stops: for one kernel,
+    as published. What it hands out are copies, as a database's rows would be."""
 
-    def __init__(self, memories=None):
-        self.memories = defaultdict(list) if memories is None else memories
+    def __init__(self) -> None:
+        self.order = itertools.count()  # one sequence for memories and entries: every customer's, in order
+        self.memories: defaultdict[str, list[tuple[int, SavedMemory, MemoryItem]]] = defaultdict(list)
+        self.entries: defaultdict[str, list[tuple[int, LedgerEntry]]] = defaultdict(list)
 
-    def recall(self, customer):
-        return list(self.memories[customer])
+    def recall(self, customer: str) -> list[MemoryItem]:
+        return [copy.deepcopy(memory) for _, _, memory in self.memories.get(customer, [])]
 
-    def save(self, customer, memory, p_remember, model):
+    def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str) -> None:
         checked_memory(memory)  # refused as every store refuses it
-        self.memories[customer].append(memory)
+        row = SavedMemory(customer, ticket_id(memory), p_remember, model)
+        self.memories[customer].append((next(self.order), row, copy.deepcopy(memory)))
 
-    def forget_ticket(self, ticket):
-        for memories in self.memories.values():
-            memories[:] = [memory for memory in memories if ticket_id(memory) != ticket]
+    def log(self, entry: LedgerEntry) -> None:
+        checked_entry(entry)  # refused as every store refuses it
+        self.entries[entry["customer"]].append((next(self.order), copy.deepcopy(entry)))
 
-    def forget_customer(self, customer):
-        self.memories.pop(customer, None)
-        forget_entries(customer)
+    def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
+        kept = self.entries.values() if customer is None else [self.entries.get(customer, [])]
+        return [copy.deepcopy(entry) for _, entry in sorted(itertools.chain(*kept), key=lambda kept: kept[0])]
 
-    def log(self, entry):
-        """Nothing to keep: the ledger is LEDGER itself, and a dict keeps nothing across kernels. A wrong entry is
-        refused as every store refuses it."""
-        checked_entry(entry)
+    def saved(self) -> list[SavedMemory]:
+        return [row for _, row, _ in sorted(itertools.chain(*self.memories.values()), key=lambda kept: kept[0])]
+
+    def forget_ticket(self, customer: str, ticket: str) -> int:
+        kept = self.memories.get(customer, [])
+        self.memories[customer] = [(order, row, memory) for order, row, memory in kept if row.ticket != ticket]
+        return len(kept) - len(self.memories[customer])
+
+    def forget_customer(self, customer: str) -> int:
+        self.entries.pop(customer, None)
+        return len(self.memories.pop(customer, []))

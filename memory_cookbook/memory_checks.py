@@ -4,9 +4,12 @@ wrong value is a ValueError naming the field, whichever store it was given to. H
 tests/test_store.py."""
 
 import json
+from typing import Any
+
+__all__ = ["checked_entry", "checked_memory", "json_text"]
 
 
-def json_text(field, value):
+def json_text(field: str, value: object) -> str:
     """`value` as json.dumps writes it (the text the stores keep, and the cache keys hash), if it is a dict that JSON
     can hold: no NaN or infinity, nothing JSON has no type for, nested no deeper than json.dumps can go. Otherwise a
     ValueError naming the field."""
@@ -21,7 +24,7 @@ def json_text(field, value):
         raise ValueError(f"{field} cannot be written as JSON: {error}") from None
 
 
-def checked_memory(memory):
+def checked_memory(memory: Any) -> tuple[str, str]:
     """(the request's JSON text, the answer's JSON text) of a memory, or a ValueError naming what is wrong with it."""
     if not isinstance(memory, dict):
         raise ValueError('a memory must be a dict {"request": ..., "jev_answered": ...};'
@@ -33,7 +36,7 @@ def checked_memory(memory):
                                                                           memory["jev_answered"])
 
 
-def checked_entry(entry):
+def checked_entry(entry: Any) -> str:
     """A ledger entry's JSON text, or a ValueError naming what is wrong with it (a dict with a "customer" is right)."""
     text = json_text("a ledger entry", entry)
     if "customer" not in entry:

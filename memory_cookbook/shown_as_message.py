@@ -13,6 +13,8 @@ tests/test_errors_shown_as_message.py."""
 import sys
 import time
 
+__all__ = ["ShownAsMessage", "WAIT_FOR_QUEUED_REQUESTS", "running_in_a_kernel"]
+
 WAIT_FOR_QUEUED_REQUESTS = 0.5  # seconds: 0.2 s was enough in 8 runs of 8, this leaves room for a busy machine
 
 

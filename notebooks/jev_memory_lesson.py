@@ -1,14 +1,22 @@
-"""Generated from the notebooks' `#| export` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export` cells of notebooks/01_tickets.ipynb, 02_routing.ipynb, 03_gate.ipynb,
+04_wrapper.ipynb, 05_probe_sequence.ipynb, 07_memories_that_last.ipynb and 08_cost_and_threshold.ipynb by
+scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
-from collections import defaultdict
 from memory_cookbook.checked_files import read_tickets
+from memory_cookbook.contract import MemoryItem
 from memory_cookbook.dict_store import DictStore
-from memory_cookbook.from_notebooks.ledger import LEDGER, log_call
-from memory_cookbook.jev_request import request_text, ticket_id
+from memory_cookbook.from_notebooks.ledger import log_call
+from memory_cookbook.jev_request import answer_in_brief, request_text, ticket_id
 from memory_cookbook.locations import TICKETS_FILE
-from memory_cookbook.replay.calls import call_jev
-from memory_cookbook.wrapper_checks import check_earlier_ticket_ids, checked_threshold, customer_id
+from memory_cookbook.memory import Memory
+from memory_cookbook.replay.calls import CALLS, Call, call_jev
+from memory_cookbook.wrapper_checks import check_earlier_ticket_ids, customer_id
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
+
+__all__ = ["CUSTOMERS", "DATA", "EARLIER", "EXPECTED", "GATE", "LATER", "MEMORIES", "MEMORY", "MEMORY_KEY", "PROBES",
+           "REMEMBER_AT", "ROUTE", "TYPESAFE_MODEL", "answer_text", "as_memory", "ask", "ask_with_memory",
+           "later_state", "memory_ids", "probe", "remember_probability", "remembers", "replay_published_run",
+           "route_later_messages", "routed", "start_from", "ticket_state", "verdict", "with_memories"]
 
 
 # %% 01_tickets.ipynb c7585359
@@ -29,7 +37,7 @@ EXPECTED = DATA["expected_team"]
 
 
 # %% 01_tickets.ipynb b1e1fe92
-def ticket_state(ticket):
+def ticket_state(ticket: dict) -> dict:
     """The state Jev is sent for a ticket: {"customer": {...}, "ticket": {...}}, keys in this order."""
     customer = CUSTOMERS[ticket["customer_id"]]
     return {
@@ -40,7 +48,7 @@ def ticket_state(ticket):
 
 
 # %% 01_tickets.ipynb 6127976d
-def later_state(customer_id, subject):
+def later_state(customer_id: str, subject: str) -> dict:
     """The state of one later message from one customer, with its ticket id and the later date."""
     ticket_id = DATA["later_ticket_ids"][customer_id][subject]
     message = next(message for message in LATER if message["subject"] == subject)
@@ -68,28 +76,21 @@ ROUTE = {"team": Choice(
 
 
 # %% 02_routing.ipynb fa341f05
-CALLS = []
-
-
-def ask(state, questions):
+def ask(state: object, questions: dict) -> SystemOneResponse:
     """Ask Jev `questions` about `state`: replayed from the cache; what it lacks goes live with TYPESAFE_API_KEY."""
-    call = (TYPESAFE_MODEL, *request_text(state, questions))
-    response = SystemOneResponse.model_validate(call_jev(*call))
-    CALLS.append(call)
-    return response
+    return SystemOneResponse.model_validate(call_jev(TYPESAFE_MODEL, *request_text(state, questions)))
 
 
 # %% 02_routing.ipynb 01b66aea
-def routed(response):
+def routed(response: SystemOneResponse) -> str:
     """'cloud_ops 0.80': the chosen team and its probability."""
-    team = response.choices["team"].choice
-    return f"{team} {response.choices['team'].probabilities[team]:.2f}"
+    return answer_in_brief(response.choices["team"])
 
 
 # %% 03_gate.ipynb 9b792f7c
-def answer_text(question, answer):
+def answer_text(question: Choice | Noul | None, answer: object) -> object:
     """An answer as a memory stores it: a Choice's chosen description, a Noul's P(yes), a Score's score."""
-    if isinstance(answer, ChoiceAnswer):
+    if isinstance(answer, ChoiceAnswer) and isinstance(question, Choice):
         return question.criteria[answer.choice]
     if isinstance(answer, NoulAnswer):
         return answer.noul
@@ -99,7 +100,7 @@ def answer_text(question, answer):
 
 
 # %% 03_gate.ipynb 5c362d69
-def as_memory(state, questions, response):
+def as_memory(state: dict, questions: dict, response: SystemOneResponse) -> MemoryItem:
     """{"request": state, "jev_answered": {instructions: answer text}}: one ticket and what Jev answered."""
     return {
         "request": state,
@@ -126,68 +127,62 @@ GATE = {"remember": Noul(
 
 
 # %% 03_gate.ipynb ca292ba6
-REMEMBER_AT = 0.5
+REMEMBER_AT = 0.5  # the published threshold: the wrapper's own starts here (notebook 04's MEMORY.remember_at)
 
 
-def remember_probability(memory):
+def remember_probability(memory: MemoryItem) -> float:
     """P(yes) that this memory's request states a lasting fact about the customer."""
     return ask(memory, GATE).nouls["remember"].noul
 
 
-def remember_threshold():
-    """REMEMBER_AT as set now, or a ValueError if it is not a probability (a number from 0 to 1)."""
-    return checked_threshold(REMEMBER_AT)
+def remembers(probability: float, remember_at: float = REMEMBER_AT) -> bool:
+    """The gate's rule: remember at P(remember) >= remember_at."""
+    return probability >= remember_at
 
 
-def remembers(probability):
-    """The gate's rule: remember at P(remember) >= REMEMBER_AT."""
-    return probability >= remember_threshold()
-
-
-def verdict(probability):
+def verdict(probability: float, remember_at: float = REMEMBER_AT) -> str:
     """'saved' or 'not saved', by the gate's rule."""
-    return "saved" if remembers(probability) else "not saved"
+    return "saved" if remembers(probability, remember_at) else "not saved"
 
 
 # %% 04_wrapper.ipynb a74a6a44
 MEMORY_KEY = "earlier_tickets_from_this_customer"
-MEMORIES = defaultdict(list)  # customer id → that customer's memories, in the order saved
-STORE = DictStore(MEMORIES)  # where the wrapper recalls and saves them
+MEMORY = Memory(DictStore(), remember_at=REMEMBER_AT)  # the wrapper's store and threshold: MEMORY.store keeps them
+MEMORIES = MEMORY.memories  # customer id → that customer's memories, in the order saved (read from MEMORY.store)
 
 
-def memory_ids(customer):
+def memory_ids(customer: str) -> list[str | None]:
     """The source ticket ids of a customer's memories, in the order they were saved."""
-    return [ticket_id(memory) for memory in STORE.recall(customer)]
+    return [ticket_id(memory) for memory in MEMORY.store.recall(customer)]
 
 
-def with_memories(state):
+def with_memories(state: dict) -> dict:
     """The state as sent: the customer's memories added last under MEMORY_KEY, or unchanged if there are none."""
-    memories = STORE.recall(customer_id(state))
+    memories = MEMORY.store.recall(customer_id(state))
     return {**state, MEMORY_KEY: memories} if memories else state
 
 
 # %% 04_wrapper.ipynb 82d1aa00
-def ask_with_memory(state, questions):
+def ask_with_memory(state: dict, questions: dict) -> SystemOneResponse:
     """ask(), with this customer's memories in the state; then the gate decides whether to remember the ticket."""
-    threshold = remember_threshold()  # REMEMBER_AT as set now, checked before anything is sent
+    threshold = MEMORY.remember_at  # read once: the call is judged, and logged, by the threshold set now
     sent = with_memories(state)
     response = ask(sent, questions)  # step 1: the question, about the state with memories
     memory = as_memory(state, questions, response)  # the ticket as it came, and Jev's answer
     p_remember = remember_probability(memory)  # step 2: the gate
-    saved = remembers(p_remember)
+    saved = remembers(p_remember, threshold)
     if saved:
-        STORE.save(customer_id(state), memory, p_remember, response.model)
-    log_call(STORE, sent, response, p_remember, saved, threshold)
+        MEMORY.store.save(customer_id(state), memory, p_remember, response.model)
+    log_call(MEMORY, sent, response, p_remember, saved, threshold)
     return response
 
 
 # %% 04_wrapper.ipynb b038300e
-def start_from(*earlier_ticket_ids):
-    """Forget both customers' memories, empty the ledger, then send these earlier tickets through the wrapper."""
+def start_from(*earlier_ticket_ids: str) -> None:
+    """Forget both customers' memories and ledger entries, then send these earlier tickets through the wrapper."""
     check_earlier_ticket_ids(earlier_ticket_ids, EARLIER)  # an unknown id stops it before anything is forgotten
     for customer in CUSTOMERS:
-        STORE.forget_customer(customer)
-    LEDGER.clear()
+        MEMORY.forget_customer(customer)
     for ticket in EARLIER:
         if ticket["id"] in earlier_ticket_ids:
             ask_with_memory(ticket_state(ticket), ROUTE)
@@ -197,13 +192,13 @@ def start_from(*earlier_ticket_ids):
 PROBES = ("Slow dashboards", "More seats")
 
 
-def probe(customer):
+def probe(customer: str) -> dict[str, SystemOneResponse]:
     """This customer's probe messages through the wrapper: {subject: response}."""
     return {subject: ask_with_memory(later_state(customer, subject), ROUTE) for subject in PROBES}
 
 
 # %% 07_memories_that_last.ipynb 9725ee2a
-def route_later_messages():
+def route_later_messages() -> None:
     """Each later message through ask_with_memory: lines of 'customer · message → team P ✓/✗', then the count."""
     right = 0
     for customer in CUSTOMERS:
@@ -216,7 +211,7 @@ def route_later_messages():
 
 
 # %% 08_cost_and_threshold.ipynb 1596496e
-def replay_published_run():
+def replay_published_run() -> list[Call]:
     """The published run, in its order, from no memories: the calls ask() made (62, of them 32 distinct)."""
     start_from()
     first = len(CALLS)

@@ -3,13 +3,17 @@ repository to run in, the readers' run of every notebook, and what a playground 
 
 import collections
 import functools
+import hashlib
 import itertools
 import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -127,25 +131,21 @@ def cache_copy(tmp_path):
 
 
 @pytest.fixture
-def memory(monkeypatch):
-    """jev_memory_lesson offline over the committed cache, with no memories, calls or ledger entries; restored
-    afterwards. The logs are emptied in place: the other generated modules hold the same lists."""
+def lesson(monkeypatch):
+    """The lesson module, offline over the committed cache, its MEMORY on a new, empty DictStore (as published) at the
+    published threshold, and no call recorded yet; all restored afterwards. CALLS is emptied in place: the lesson
+    holds the same list."""
     import jev_memory_lesson
-    from memory_cookbook.from_notebooks import ledger
-    from memory_cookbook.replay import answer_sources
-    from memory_cookbook.replay import calls as replay
+    from memory_cookbook.dict_store import DictStore
+    from memory_cookbook.replay.calls import CALLS
 
     configure(monkeypatch)
-    monkeypatch.setattr(replay, "LIVE_CALLS", [])
-    monkeypatch.setattr(jev_memory_lesson, "MEMORIES", type(jev_memory_lesson.MEMORIES)(list))
-    monkeypatch.setattr(jev_memory_lesson, "STORE",
-                        jev_memory_lesson.DictStore(jev_memory_lesson.MEMORIES))  # as published
-    saved = [(log, list(log)) for log in (jev_memory_lesson.CALLS, ledger.LEDGER, answer_sources.ANSWER_SOURCES)]
-    for log, _ in saved:
-        log.clear()
+    monkeypatch.setattr(jev_memory_lesson.MEMORY, "store", DictStore())
+    monkeypatch.setattr(jev_memory_lesson.MEMORY, "remember_at", jev_memory_lesson.REMEMBER_AT)
+    calls_before = list(CALLS)
+    CALLS.clear()
     yield jev_memory_lesson
-    for log, entries in saved:
-        log[:] = entries
+    CALLS[:] = calls_before
 
 
 def fake_jev():
@@ -346,10 +346,47 @@ def built_site(out):
     return SimpleNamespace(out=out, compiled=compiled, drawn=drawn)
 
 
+TYPE_CHECK_TEST = "test_mypy_passes_over_the_runtime_the_lesson_and_the_store_contract"
+
+
+class TypeCheck(threading.Thread):
+    """mypy over what pyproject.toml's [tool.mypy] names, in a process of its own from the moment the session's tests
+    are chosen (tests/test_types.py reads its result), so that its seconds overlap the other tests'. Its cache is
+    outside the tree, one per checkout: a later run checks only what changed."""
+
+    CACHE = Path(tempfile.gettempdir()) / f"cookbook-mypy-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]}"
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.result, self.seconds = None, None
+
+    def run(self):
+        started = time.perf_counter()
+        self.result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(self.CACHE)], cwd=ROOT,
+                                     capture_output=True, text=True, timeout=600,
+                                     preexec_fn=lambda: os.nice(10))  # the tests' kernels and servers come first
+        self.seconds = time.perf_counter() - started
+
+
+@pytest.fixture(scope="session")
+def type_check(pytestconfig):
+    """mypy's run (TypeCheck), finished: started here when the test was collected without the hook below."""
+    check = getattr(pytestconfig, "type_check", None)
+    if check is None:
+        check = pytestconfig.type_check = TypeCheck()
+        check.start()
+    check.join(timeout=600)
+    assert not check.is_alive(), "mypy did not finish within 10 minutes"
+    return check
+
+
 def pytest_collection_finish(session):
     if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
         session.config.readers_run = ReadersRun()
         session.config.readers_run.begin()
+    if any(item.name == TYPE_CHECK_TEST for item in session.items) and not session.config.option.collectonly:
+        session.config.type_check = TypeCheck()
+        session.config.type_check.start()
     if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
             and network_asked(session.config)):
         # The pages once a session: built here, before the kit's check starts, which copies them into its kit; the

@@ -6,7 +6,6 @@ here: they are what a desk adds, not what Jev answered."""
 from datetime import UTC, datetime, timedelta
 
 from memory_cookbook.desk.records import MemoryRecord
-from memory_cookbook.from_notebooks import ledger as ledger_module
 
 SAVED = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 EXPIRES = datetime(2026, 12, 31, tzinfo=UTC)  # T-101's expiry
@@ -15,21 +14,26 @@ BEFORE_EXPIRY, AFTER_EXPIRY = datetime(2026, 10, 5, tzinfo=UTC), datetime(2027, 
 INVALIDATED_BY, REASON = "desk@harbor-logistics", "the Enterprise desk answer was a guess; the contract stands"
 
 
+def chosen_at(answer):
+    """The probability of the option a Choice chose, from its answer as the ledger keeps it."""
+    return answer["probabilities"][answer["choice"]]
+
+
 def published_run(lesson):
     """The published run's five earlier tickets and C-1042's three later messages through the wrapper (every call
     replayed): C-1042's MemoryRecords, T-101 expiring and T-105 invalidated, and the whole ledger."""
     lesson.start_from("T-101", "T-102", "T-103", "T-104", "T-105")
     for message in lesson.LATER:
         lesson.ask_with_memory(lesson.later_state("C-1042", message["subject"]), lesson.ROUTE)
-    entries = list(ledger_module.LEDGER)
+    entries = lesson.MEMORY.store.ledger()
     saving = {entry["ticket"]: entry for entry in entries if entry["saved"]}
     records = []
-    for order, memory in enumerate(lesson.STORE.recall("C-1042")):
+    for order, memory in enumerate(lesson.MEMORY.store.recall("C-1042")):
         ticket = memory["request"]["ticket"]["id"]
         entry = saving[ticket]
         records.append(MemoryRecord(
             customer="C-1042", ticket=ticket, memory=memory,
-            answer_probabilities={lesson.ROUTE["team"].instructions: entry["answer"]["team"]["probability"]},
+            answer_probabilities={lesson.ROUTE["team"].instructions: chosen_at(entry["answer"]["team"])},
             p_remember=entry["p_remember"], remember_at=entry["remember_at"], model=lesson.TYPESAFE_MODEL,
             saved_at=SAVED + timedelta(minutes=order),
             **({"expires_at": EXPIRES} if ticket == "T-101" else

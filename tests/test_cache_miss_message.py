@@ -17,8 +17,8 @@ def compared(state, questions=None):
     return cache_miss.compared_with_recorded("jev-1.13.0", state, wire, committed_requests())
 
 
-def test_an_edit_a_removed_and_an_added_field_are_named_with_what_to_do(memory):
-    state = memory.ticket_state(memory.EARLIER[0])
+def test_an_edit_a_removed_and_an_added_field_are_named_with_what_to_do(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
     state["ticket"]["subject"] = "Slow café"
     del state["ticket"]["received_on"]
     state["ticket"]["urgent"] = True
@@ -31,18 +31,18 @@ def test_an_edit_a_removed_and_an_added_field_are_named_with_what_to_do(memory):
         " to go back to the recorded answers."]
 
 
-def test_other_memories_alone_are_named_with_what_to_do(memory):
-    state = memory.ticket_state(memory.EARLIER[0])
-    state[memory.MEMORY_KEY] = [{"request": memory.ticket_state(memory.EARLIER[3]), "jev_answered": {}}]
+def test_other_memories_alone_are_named_with_what_to_do(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
+    state[lesson.MEMORY_KEY] = [{"request": lesson.ticket_state(lesson.EARLIER[3]), "jev_answered": {}}]
     lines = compared(state)
     assert lines[0] == "Memories carried: recorded for T-101: none · this request: T-104." and len(lines) == 2
-    assert all(cause in lines[1] for cause in ("jev_memory_lesson.REMEMBER_AT", "ran out of order or twice",
+    assert all(cause in lines[1] for cause in ("threshold, remember_at,", "ran out of order or twice",
                                                 "Restart Kernel and Run All Cells"))
 
 
-def test_other_memories_and_an_edited_ticket_name_the_edit_not_only_the_memories(memory):
-    state = memory.ticket_state(memory.EARLIER[0])
-    state[memory.MEMORY_KEY] = [{"request": memory.ticket_state(memory.EARLIER[3]), "jev_answered": {}}]
+def test_other_memories_and_an_edited_ticket_name_the_edit_not_only_the_memories(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
+    state[lesson.MEMORY_KEY] = [{"request": lesson.ticket_state(lesson.EARLIER[3]), "jev_answered": {}}]
     state["ticket"]["subject"] = "Slow café"
     lines = compared(state)
     assert lines[:3] == ["Memories carried: recorded for T-101: none · this request: T-104.",
@@ -52,8 +52,8 @@ def test_other_memories_and_an_edited_ticket_name_the_edit_not_only_the_memories
     assert lines[-1].startswith("An edited ticket or question is a new request")
 
 
-def test_a_new_ticket_lists_the_tickets_that_were_asked_about(memory):
-    state = memory.ticket_state(memory.EARLIER[0])
+def test_a_new_ticket_lists_the_tickets_that_were_asked_about(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
     state["ticket"]["id"] = "T-999"
     assert compared(state) == [
         "The published run asked ['team'] about tickets T-201, T-203, T-204, T-206, T-101, T-102, T-103, T-104, T-105,"
@@ -61,8 +61,8 @@ def test_a_new_ticket_lists_the_tickets_that_were_asked_about(memory):
 
 
 @pytest.mark.parametrize("edits, more", [(6, []), (7, ["  … and 1 more differences"])])
-def test_six_differences_are_listed_and_a_seventh_is_counted(memory, edits, more):
-    state = memory.ticket_state(memory.EARLIER[0])
+def test_six_differences_are_listed_and_a_seventh_is_counted(lesson, edits, more):
+    state = lesson.ticket_state(lesson.EARLIER[0])
     state["ticket"].update({f"field_{number}": number for number in range(edits)})
     lines = compared(state)
     assert len(lines) == 1 + 6 + len(more) + 1 and lines[7:-1] == more
@@ -73,8 +73,8 @@ def test_differing_texts_of_exactly_their_width_and_other_alphabets_are_shown_as
     assert cache_miss.differing_parts("café 咖啡", "café") == ('"café 咖啡"', '"café"')
 
 
-def test_an_edit_near_the_end_of_a_long_ticket_shows_the_part_that_differs_on_both_sides(memory):
-    state = memory.ticket_state(memory.EARLIER[0])
+def test_an_edit_near_the_end_of_a_long_ticket_shows_the_part_that_differs_on_both_sides(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
     text = state["ticket"]["messages"][0]["text"]
     assert len(text) > 100  # the earlier tickets run 101-134 characters
     state["ticket"]["messages"][0]["text"] = text[:-1] + " today" + text[-1]

@@ -167,7 +167,7 @@ def test_a_damaged_file_says_which_file_what_is_wrong_and_how_to_get_it_back(tmp
     assert raised.value.__cause__ is None and path.read_text() == text
 
 
-def test_an_answer_edited_into_another_valid_answer_is_caught_when_the_cache_opens(memory, monkeypatch, tmp_path):
+def test_an_answer_edited_into_another_valid_answer_is_caught_when_the_cache_opens(lesson, monkeypatch, tmp_path):
     entries = committed_entries()
     key = REQUESTS[0]["key"]  # the plain routing of C-1042's "Slow dashboards": cloud_ops 0.80
     entries[key]["answers"]["team"]["choice"] = "selfhosted_windows"
@@ -177,10 +177,10 @@ def test_an_answer_edited_into_another_valid_answer_is_caught_when_the_cache_ope
     configure(monkeypatch, edited)
     with pytest.raises(cache_file.CacheError, match=r"the answer to questions \['team'\] about ticket T-201 .* is not"
                                                     r" the one recorded: it was edited. Restore the committed cache"):
-        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+        lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
 
 
-def test_every_recorded_answer_is_checked_not_only_the_first(memory, monkeypatch, tmp_path):
+def test_every_recorded_answer_is_checked_not_only_the_first(lesson, monkeypatch, tmp_path):
     entries = committed_entries()
     key = REQUESTS[-1]["key"]  # the last answer the published run recorded
     entries[key] = json.loads(json.dumps(entries[key]).replace("0.", "0.0", 1))  # still a valid answer
@@ -189,15 +189,15 @@ def test_every_recorded_answer_is_checked_not_only_the_first(memory, monkeypatch
     (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(RECORDED_REQUESTS_FILE.read_text())
     configure(monkeypatch, edited)
     with pytest.raises(cache_file.CacheError, match=rf"\(entry {key[:12]}…\) is not the one recorded: it was edited"):
-        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+        lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
 
 
-def test_answers_the_published_run_did_not_record_are_checked_only_for_shape(memory, monkeypatch, tmp_path):
+def test_answers_the_published_run_did_not_record_are_checked_only_for_shape(lesson, monkeypatch, tmp_path):
     mine = tmp_path / CACHE_FILE.name
     mine.write_text(CACHE_FILE.read_text())
     (tmp_path / RECORDED_REQUESTS_FILE.name).write_text(json.dumps(REQUESTS[1:]))  # the first answer is "mine"
     configure(monkeypatch, mine)
-    assert memory.routed(memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)) == "cloud_ops 0.80"
+    assert lesson.routed(lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)) == "cloud_ops 0.80"
 
 
 @pytest.mark.parametrize("content", [b"this is a text file, not a database", b"SQLite format 3\x00" + b"\x01" * 200])

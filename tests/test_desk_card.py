@@ -18,9 +18,9 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture
-def c1042(memory):
+def c1042(lesson):
     """C-1042's records (T-101 expiring at the end of the year, T-105 invalidated) and the run's ledger."""
-    return published_run(memory)
+    return published_run(lesson)
 
 
 def unwrapped(text):

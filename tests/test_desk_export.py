@@ -11,9 +11,10 @@ from published_memories import AFTER_EXPIRY, BEFORE_EXPIRY, published_run
 
 from cookbook_tools.paths import ROOT
 from memory_cookbook.checked_files import DamagedFile
-from memory_cookbook.desk.export import (FORMAT, FORMAT_VERSION, CustomerAlreadyKept, NotACustomerExport,
-                                         customer_export, export_customer, import_customer, load_customer_export,
-                                         read_customer_export)
+from memory_cookbook.contract import LedgerEntry
+from memory_cookbook.desk.export import (FORMAT, FORMAT_VERSION, LEDGER_FIELDS, CustomerAlreadyKept,
+                                         NotACustomerExport, customer_export, export_customer, import_customer,
+                                         load_customer_export, read_customer_export)
 from memory_cookbook.desk.records import DeskStore
 
 
@@ -37,8 +38,8 @@ class ListStore:
 
 
 @pytest.fixture
-def c1042(memory):
-    records, ledger = published_run(memory)
+def c1042(lesson):
+    records, ledger = published_run(lesson)
     return records, [entry for entry in ledger if entry["customer"] == "C-1042"], ledger
 
 
@@ -98,6 +99,10 @@ def test_the_reader_names_the_field_and_what_is_wrong(c1042, name):
     with pytest.raises(NotACustomerExport) as raised:
         read_customer_export(json.dumps(document), source="c1042.json")
     assert str(raised.value).startswith("c1042.json: ") and message in str(raised.value)
+
+
+def test_the_reader_knows_every_field_of_the_contracts_ledger_entry():
+    assert ["customer", *LEDGER_FIELDS] == list(LedgerEntry.__annotations__)
 
 
 def test_a_document_that_is_not_json_is_named_and_a_file_that_cannot_be_read_is_a_damaged_file(tmp_path):

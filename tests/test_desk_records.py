@@ -57,9 +57,9 @@ def test_a_record_a_store_must_not_keep_is_refused_naming_its_field(changes, nam
         record(**changes)
 
 
-def test_the_probability_kept_beside_a_memory_is_the_chosen_options_and_a_noul_has_none(memory):
-    state = memory.ticket_state(memory.EARLIER[0])  # T-101, routed with no memory yet, as in the published run
-    routed = memory.ask(state, memory.ROUTE)
-    assert answer_probabilities(memory.ROUTE, routed) == {memory.ROUTE["team"].instructions: 0.57}
-    gate = memory.ask(memory.as_memory(state, memory.ROUTE, routed), memory.GATE)
-    assert answer_probabilities(memory.GATE, gate) == {}
+def test_the_probability_kept_beside_a_memory_is_the_chosen_options_and_a_noul_has_none(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])  # T-101, routed with no memory yet, as in the published run
+    routed = lesson.ask(state, lesson.ROUTE)
+    assert answer_probabilities(lesson.ROUTE, routed) == {lesson.ROUTE["team"].instructions: 0.57}
+    gate = lesson.ask(lesson.as_memory(state, lesson.ROUTE, routed), lesson.GATE)
+    assert answer_probabilities(lesson.GATE, gate) == {}

@@ -136,3 +136,13 @@ def test_the_guides_grants_for_ones_own_server_are_the_ones_grant_row_rights_run
     guide = (ROOT / "docs" / "own_postgres_server.md").read_text(encoding="utf-8")
     [block] = [block for block in re.findall(r"```sql\n(.*?)```", guide, re.S) if "GRANT USAGE ON SCHEMA" in block]
     assert grants(block) == grants(GRANTS.format(schema="memory_cookbook", role="memory_app"))
+
+
+def test_one_command_line_every_script_in_maintainings_table_and_no_console_scripts_beside_them():
+    import tomllib
+
+    table = (ROOT / "docs" / "maintaining.md").read_text().split("## The command line")[1].split("\n## ")[0]
+    listed = set(re.findall(r"^\| `(\w+\.py)` \|", table, re.M))
+    assert listed == {path.name for path in (ROOT / "scripts").glob("*.py")}
+    for project in (ROOT / "pyproject.toml", ROOT / "tools" / "pyproject.toml"):
+        assert "scripts" not in tomllib.loads(project.read_text())["project"], project

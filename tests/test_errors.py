@@ -20,20 +20,20 @@ RESTORE = "git checkout json_cache.json"
     ('{"abc123": {"model": "jev-1.13.0", "usage": {}, "answers": {"team": {"type": "choice"}}}}',
      "entry abc123… is not a SystemOneResponse (answers.team.choice.choice: Field required)"),
 ])
-def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(memory, monkeypatch, tmp_path, text, problem):
+def test_a_broken_cache_file_says_what_is_wrong_and_how_to_restore_it(lesson, monkeypatch, tmp_path, text, problem):
     broken = tmp_path / "json_cache.json"
     broken.write_text(text)
     configure(monkeypatch, broken)
     with pytest.raises(cache_file.CacheError) as raised:
-        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+        lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
     assert problem in str(raised.value) and RESTORE in str(raised.value)
     assert broken.read_text() == text
 
 
-def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(memory, monkeypatch, tmp_path):
+def test_a_missing_cache_file_with_no_key_says_how_to_restore_or_record(lesson, monkeypatch, tmp_path):
     configure(monkeypatch, tmp_path / "missing.json")
     with pytest.raises(cache_file.CacheError, match=f"There is no cache file at .*{RESTORE}.*set TYPESAFE_API_KEY"):
-        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+        lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
     assert not (tmp_path / "missing.json").exists()
 
 
@@ -42,21 +42,21 @@ def test_a_missing_cache_file_with_a_key_starts_an_empty_cache(monkeypatch, tmp_
     assert cache_file.open_cache(cache_file.cache_path())._data == {}
 
 
-def test_cookbook_cache_pointing_at_a_folder_says_so(memory, monkeypatch, tmp_path):
+def test_cookbook_cache_pointing_at_a_folder_says_so(lesson, monkeypatch, tmp_path):
     configure(monkeypatch, tmp_path)
     with pytest.raises(cache_file.CacheError, match="is a folder: point COOKBOOK_CACHE at a JSON file"):
-        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+        lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
 
 
 @pytest.fixture
-def guarded(memory, monkeypatch, cache_copy):
+def guarded(lesson, monkeypatch, cache_copy):
     """The lesson with a key and an endpoint nobody listens on, with one memory saved: a request would fail with a
     connection error, not the error the test expects."""
     configure(monkeypatch, cache_copy, key=CANARY_KEY, endpoint="http://127.0.0.1:9")
-    memory.ask_with_memory(memory.ticket_state(memory.EARLIER[0]), memory.ROUTE)
-    before = (json.dumps(memory.MEMORIES), cache_copy.read_bytes(), len(memory.CALLS))
-    yield memory
-    assert (json.dumps(memory.MEMORIES), cache_copy.read_bytes(), len(memory.CALLS)) == before
+    lesson.ask_with_memory(lesson.ticket_state(lesson.EARLIER[0]), lesson.ROUTE)
+    before = (json.dumps(dict(lesson.MEMORIES)), cache_copy.read_bytes(), len(lesson.CALLS))
+    yield lesson
+    assert (json.dumps(dict(lesson.MEMORIES)), cache_copy.read_bytes(), len(lesson.CALLS)) == before
 
 
 @pytest.mark.parametrize("call", ["ask", "ask_with_memory"])
@@ -80,7 +80,7 @@ def test_questions_that_are_not_typesafe_questions_say_so(guarded, call, questio
 
 
 @pytest.mark.parametrize("threshold", [1.5, -0.1, "0.5", None])
-def test_remember_at_outside_0_to_1_says_so(guarded, monkeypatch, threshold):
-    monkeypatch.setattr(guarded, "REMEMBER_AT", threshold)
-    with pytest.raises(ValueError, match="REMEMBER_AT is a probability between 0 and 1; got"):
-        guarded.ask_with_memory(guarded.later_state("C-1042", "Slow dashboards"), guarded.ROUTE)
+def test_remember_at_outside_0_to_1_says_so_when_it_is_set(guarded, threshold):
+    with pytest.raises(ValueError, match="remember_at is a probability between 0 and 1; got"):
+        guarded.MEMORY.remember_at = threshold
+    assert guarded.MEMORY.remember_at == 0.5

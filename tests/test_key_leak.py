@@ -12,17 +12,17 @@ pytestmark = pytest.mark.slow  # the readers' run
 
 
 @pytest.fixture
-def live_session_texts(memory, monkeypatch, tmp_path, jev_server):
+def live_session_texts(lesson, monkeypatch, tmp_path, jev_server):
     """What a live session with the canary key writes and says: a recorded cache, memories, ledger, an error."""
     cache_path = tmp_path / "json_cache.json"
     cache_path.write_text("{}")
     configure(monkeypatch, cache_path, key=CANARY_KEY, endpoint=jev_server.url)
-    monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "memories.sqlite"))
-    run_earlier_tickets(memory)  # live calls, recorded
-    texts = [json.dumps(memory.LEDGER), json.dumps(memory.STORE.ledger())]
+    monkeypatch.setattr(lesson.MEMORY, "store", SqliteStore(tmp_path / "memories.sqlite"))
+    run_earlier_tickets(lesson)  # live calls, recorded
+    texts = [json.dumps(lesson.CALLS), json.dumps(lesson.MEMORY.ledger())]
     monkeypatch.setenv("TYPESAFE_ENDPOINT", jev_server.url + "/no-such-path")
     with pytest.raises(typesafe_sdk.TypeSafeError) as raised:
-        memory.ask(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
+        lesson.ask(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
     texts += [str(raised.value), repr(raised.value), " ".join(getattr(raised.value, "__notes__", []))]
     return texts + [path.read_bytes().decode("utf-8", "replace") for path in tmp_path.iterdir()]
 

@@ -1,28 +1,27 @@
-"""The layers run one way: a student's kernel loads the runtime package (memory_cookbook) without the lesson or the
-maintainers' tools, and a package named like the lesson (`jev_memory_lesson`, also the import name of PyPI's
-`basic-memory`) that comes first on sys.path wins nowhere: not in a kernel, the suite, a tool or an app server."""
+"""The layers run one way, and docs/architecture.md draws them: the notebooks and the lesson (jev_memory_lesson) use the
+runtime package (memory_cookbook), the tools use all three, and the runtime reaches neither the lesson nor the tools,
+by an import or by a path. A student's kernel loads the runtime without the lesson or the tools; the lesson is
+installed with the project, under a name no PyPI project uses, so that the one a kernel or a tool imports is ours."""
 
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 
-from pathlib import Path
-
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
-from cookbook_tools.paths import LESSON_FILE, NOTEBOOKS, PACKAGE, ROOT
+from cookbook_tools.paths import ENGLISH_NOTEBOOKS, LESSON_FILE, PACKAGE, ROOT
 
 RUNTIME_MODULES = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
                          for path in PACKAGE.rglob("*.py") if path.stem != "__init__")
+LESSON = LESSON_FILE.stem
 # What only the maintainers' tools use: the pages, the kit, the tests, mutation testing, and the tools themselves.
-DEV_ONLY = ("jev_memory_lesson", "cookbook_tools", "nbconvert", "jinja2", "mistune", "mermaidx", "packaging", "pytest",
+DEV_ONLY = (LESSON, "cookbook_tools", "nbconvert", "jinja2", "mistune", "mermaidx", "packaging", "pytest",
             "mutmut", "nbformat", "nbclient")
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 
 def fresh_interpreter(code, folder, python=sys.executable, **env):
@@ -59,27 +58,121 @@ def test_importing_every_runtime_module_loads_neither_the_lesson_nor_a_dev_tool_
     assert loaded["none"] == []
 
 
-def imported_names(path):
-    for node in ast.walk(ast.parse(path.read_text())):
+def imports_of(source, module=""):
+    """The module names a source imports (a relative import resolved against `module`, the importing module)."""
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            yield node.module
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(module.split(".")[:-node.level]) if node.level else ""
+            yield ".".join(part for part in (base, node.module or "") if part)
 
 
-def test_no_runtime_module_names_the_lesson_or_the_tools_in_an_import():
-    found = {path.name: name for path in PACKAGE.rglob("*.py") for name in imported_names(path)
-             if name.split(".")[0] in ("jev_memory_lesson", "cookbook_tools")}
-    assert found == {}
+def strings_of(source):
+    """Every string constant of a source but its docstrings: where a path or a module name would be spelled."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings]
 
 
-def test_no_tool_is_inside_the_runtime_package_and_the_project_installs_only_the_runtime_package():
+def module_name(path):
+    return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+
+
+def test_no_runtime_module_reaches_the_lesson_or_the_tools_by_import_or_by_path():
+    """Its syntax, walked: no import of the lesson or the tools, and no string that names either, as a module or as
+    a file (an import spec or a path would be one). A process of the runtime gets what to run handed to it."""
+    reached = {}
+    for path in PACKAGE.rglob("*.py"):
+        source = path.read_text()
+        names = [name for name in imports_of(source, module_name(path))
+                 if name.split(".")[0] in (LESSON, "cookbook_tools")]
+        spelled = [text for text in strings_of(source)
+                   if re.search(rf"\b({LESSON}|cookbook_tools)\b|{LESSON_FILE.name}|tools/", text)]
+        if names or spelled:
+            reached[path.relative_to(ROOT).as_posix()] = names + spelled
+    assert reached == {}
+
+
+# The packages docs/architecture.md draws, each with the files that are it.
+def package_sources():
+    """{package: [(module name, source)]}: the notebooks' code cells, the lesson, the runtime's packages (its top
+    level, and each subpackage), the tools and the scripts."""
+    sources = {"notebooks": [(path.stem, cell.source) for path in ENGLISH_NOTEBOOKS
+                             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"],
+               LESSON: [(LESSON, LESSON_FILE.read_text())],
+               "cookbook_tools": [(f"cookbook_tools.{path.stem}", path.read_text())
+                                  for path in (ROOT / "tools" / "cookbook_tools").glob("*.py")],
+               "scripts": [(path.stem, path.read_text()) for path in (ROOT / "scripts").glob("*.py")]}
+    for path in PACKAGE.rglob("*.py"):
+        sources.setdefault(package_of(module_name(path)), []).append((module_name(path), path.read_text()))
+    return sources
+
+
+def package_of(module):
+    """The drawn package a module belongs to, or None for a module of none of them (a library)."""
+    parts = module.split(".")
+    if parts[0] == "memory_cookbook":
+        return "memory_cookbook." + parts[1] if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() else "memory_cookbook"
+    return parts[0] if parts[0] in (LESSON, "cookbook_tools") else None
+
+
+def edges_in_the_code():
+    edges = set()
+    for package, modules in package_sources().items():
+        for module, source in modules:
+            for name in imports_of(source, module):
+                if package_of(name) not in (None, package):
+                    edges.add((package, package_of(name)))
+    return edges
+
+
+def edges_drawn():
+    """The solid edges of the packages diagram in docs/architecture.md: `a --> b`, `a --> b & c` (a node's id is its
+    package's name with _ for .; a dotted edge, -.->, is what no import does)."""
+    diagram = re.search(r"## The packages and their imports.*?```mermaid\n(.*?)```", ARCHITECTURE.read_text(),
+                        re.S).group(1)
+    ids = {node: label for node, label in re.findall(r"^\s*(\w+)\[\"([\w.]+)", diagram, re.M)}
+    edges = set()
+    for source, targets in re.findall(r"^\s*(\w+) --> ([\w &]+)$", diagram, re.M):
+        edges |= {(ids[source], ids[target.strip()]) for target in targets.split("&")}
+    return edges
+
+
+def test_the_architecture_page_draws_every_import_between_packages_and_no_other():
+    code, drawn = edges_in_the_code(), edges_drawn()
+    assert (sorted(code - drawn), sorted(drawn - code)) == ([], [])
+    assert not any(source.startswith("memory_cookbook") and target in (LESSON, "cookbook_tools", "notebooks")
+                   for source, target in code)
+
+
+def test_the_lesson_is_ours_installed_with_the_project_and_imported_from_anywhere(tmp_path):
+    """The lesson is part of this project's distribution, under a name no project on PyPI uses (checked there when
+    the name was chosen: `pip index versions jev-memory-lesson` finds none), and the module a fresh interpreter imports
+    from any folder, the repository's included, is the committed file."""
+    from importlib.metadata import packages_distributions
+
+    assert set(packages_distributions()[LESSON]) == {"memory-cookbook"}
+    for folder in (tmp_path, ROOT, ROOT / "notebooks"):
+        loaded = fresh_interpreter(f"""
+            import json, {LESSON}
+            print(json.dumps([{LESSON}.__file__, hasattr({LESSON}, "ask_with_memory")]))
+            """, folder)
+        assert loaded == [str(LESSON_FILE), True]
+
+
+def test_no_tool_is_inside_the_runtime_package_and_the_project_installs_the_runtime_and_the_lesson():
     import tomllib
 
     assert not (PACKAGE / "tools").exists()
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert {name.split(".")[0] for name in project["tool"]["setuptools"]["packages"]} == {"memory_cookbook"}
-    assert "py-modules" not in project["tool"]["setuptools"]  # the lesson is not installed
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert {name.split(".")[0] for name in setuptools["packages"]} == {"memory_cookbook"}
+    assert sorted(setuptools["packages"]) == sorted(
+        module_name(path) for path in PACKAGE.rglob("__init__.py"))  # every subpackage, so a normal install has it
+    assert setuptools["py-modules"] == [LESSON] and setuptools["package-dir"][""] == LESSON_FILE.parent.name
 
 
 def test_a_normal_install_away_from_the_checkout_refuses_clearly(tmp_path):
@@ -97,89 +190,3 @@ def test_a_normal_install_away_from_the_checkout_refuses_clearly(tmp_path):
         """, tmp_path, PYTHONPATH=str(tmp_path / "site-packages"), COOKBOOK_CACHE="")
     assert refused[0] == "NotACheckout" and "pip install -r requirements.txt" in refused[1]
     assert str(tmp_path / "site-packages" / "memory_cookbook") in refused[1]
-
-
-# A decoy lesson: a package named jev_memory_lesson installed in site-packages, as `pip install basic-memory` would. It
-# defines none of the lesson's names, so any code that got it instead would fail.
-
-@pytest.fixture(scope="module")
-def decoy_python(tmp_path_factory):
-    """A Python whose own site-packages holds the decoy, then this environment's packages (a .pth line adds them,
-    with their own .pth files: the editable install of memory_cookbook too). Made without pip: in a fraction of a
-    second."""
-    import site
-    import venv
-
-    folder = tmp_path_factory.mktemp("decoy-venv")
-    venv.create(folder, with_pip=False)
-    python = folder / "bin" / "python"
-    where = "import sysconfig; print(sysconfig.get_path('purelib'))"
-    site_packages = Path(subprocess.check_output([python, "-c", where], text=True).strip())
-    (site_packages / "jev_memory_lesson").mkdir()
-    (site_packages / "jev_memory_lesson" / "__init__.py").write_text("DECOY = True\n")
-    ours = next(path for path in site.getsitepackages() if Path(path).is_dir())
-    (site_packages / "zz_this_environment.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
-    assert "decoy-venv" in subprocess.check_output(
-        [python, "-c", "import jev_memory_lesson; print(jev_memory_lesson.__file__)"], cwd=folder, text=True)
-    return python
-
-
-class DecoyKernelSpecs(KernelSpecManager):
-    """A kernel of the decoy's Python, started as JupyterLab starts one (python -m ipykernel_launcher)."""
-
-    python = None
-
-    def get_kernel_spec(self, kernel_name):
-        return KernelSpec(argv=[str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                          display_name="decoy", language="python")
-
-
-@pytest.mark.slow
-def test_a_kernel_started_in_notebooks_gets_the_committed_lesson_not_the_decoy(decoy_python, monkeypatch):
-    monkeypatch.setattr(DecoyKernelSpecs, "python", decoy_python)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import jev_memory_lesson\n"
-                                                                         "print(jev_memory_lesson.__file__)")])
-    kernel = KernelManager(kernel_name="decoy", kernel_spec_manager=DecoyKernelSpecs())
-    try:
-        NotebookClient(notebook, km=kernel, timeout=60, resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    finally:
-        kernel.shutdown_kernel(now=True)  # nbclient leaves a kernel it was given the manager of running
-    assert notebook.cells[0].outputs[0]["text"].strip() == str(LESSON_FILE)
-
-
-@pytest.mark.slow
-def test_the_suite_gets_the_committed_lesson_not_the_decoy(decoy_python, tmp_path):
-    probe = tmp_path / "test_decoy_probe.py"  # outside the repository: the run reads pytest.ini with -c
-    probe.write_text("import jev_memory_lesson\n\n\ndef test_lesson():\n    print(jev_memory_lesson.__file__)\n")
-    # pytest.ini's pythonpath is what puts notebooks/ first; its addopts (nbval, the plugin) and the installed plugins
-    # are not needed here
-    result = subprocess.run([decoy_python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-c",
-                             str(ROOT / "pytest.ini"), "--rootdir", str(ROOT), "-o", "addopts=", str(probe)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-    assert result.returncode == 0 and str(LESSON_FILE) in result.stdout, result.stdout + result.stderr
-
-
-@pytest.mark.slow
-def test_a_tool_or_app_server_process_loads_the_committed_lesson_by_its_path_not_the_decoy(decoy_python, tmp_path):
-    loaded = fresh_interpreter("""
-        import json
-        from memory_cookbook.locations import load_lesson
-        lesson = load_lesson()
-        print(json.dumps([lesson.__file__, hasattr(lesson, "ask_with_memory")]))
-        """, tmp_path, python=decoy_python)
-    assert loaded == [str(LESSON_FILE), True]
-
-
-@pytest.mark.slow
-def test_loading_the_lesson_where_the_decoy_was_already_imported_refuses(decoy_python, tmp_path):
-    refused = fresh_interpreter("""
-        import json
-        import jev_memory_lesson
-        from memory_cookbook.locations import load_lesson
-        try:
-            load_lesson()
-        except ImportError as error:
-            print(json.dumps(str(error)))
-        """, tmp_path, python=decoy_python)
-    assert "another jev_memory_lesson is already imported" in refused and "decoy-venv" in refused

@@ -16,10 +16,10 @@ pytestmark = pytest.mark.slow  # each test starts a local HTTP server
 
 
 @pytest.fixture
-def live(memory, monkeypatch, cache_copy, jev_server):
+def live(lesson, monkeypatch, cache_copy, jev_server):
     """The lesson with the canary key, the fake server as TYPESAFE_ENDPOINT and a temporary cache."""
     configure(monkeypatch, cache_copy, key=CANARY_KEY, endpoint=jev_server.url)
-    return memory
+    return lesson
 
 
 def test_a_cache_miss_goes_over_http_and_is_recorded(live, jev_server, cache_copy):
@@ -46,14 +46,15 @@ def test_a_recorded_call_is_replayed_even_with_a_key(live, jev_server):
 def test_the_wrapper_sends_both_requests(live, jev_server):
     live.ask_with_memory(unseen_state(live), live.ROUTE)
     assert requests_served(jev_server) == 2
-    assert [list(json.loads(questions)) for _, _, questions in live.CALLS] == [["team"], ["remember"]]
+    assert [list(json.loads(call.questions_json)) for call in live.CALLS] == [["team"], ["remember"]]
+    assert [call.source for call in live.CALLS] == ["live", "live"]
 
 
-def test_the_ledger_says_live_for_a_live_call_and_replay_for_the_same_call_again(live, jev_server, monkeypatch):
-    monkeypatch.setattr(live, "REMEMBER_AT", 1)  # nothing the fake server answers is saved: the same call again
+def test_the_ledger_says_live_for_a_live_call_and_replay_for_the_same_call_again(live, jev_server):
+    live.MEMORY.remember_at = 1  # nothing the fake server answers is saved: the same call again (the fixture resets it)
     for source in ("live", "replay"):
         live.ask_with_memory(unseen_state(live), live.ROUTE)
-        assert (live.LEDGER[-1]["source"], requests_served(jev_server)) == (source, 2)
+        assert (live.MEMORY.ledger()[-1]["source"], requests_served(jev_server)) == (source, 2)
 
 
 class AlwaysFails(BaseHTTPRequestHandler):
@@ -103,23 +104,23 @@ def live_error(module, monkeypatch, cache_copy, endpoint, key=CANARY_KEY):
     return raised.value
 
 
-def test_a_server_error_is_the_sdks_own_after_its_retries_and_says_what_was_asked(memory, monkeypatch, cache_copy,
+def test_a_server_error_is_the_sdks_own_after_its_retries_and_says_what_was_asked(lesson, monkeypatch, cache_copy,
                                                                                    failing_endpoint, retry_waits):
-    error = live_error(memory, monkeypatch, cache_copy, failing_endpoint)
+    error = live_error(lesson, monkeypatch, cache_copy, failing_endpoint)
     assert isinstance(error, typesafe_sdk.TypeSafeInternalServerError) and len(retry_waits) == 2
     assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
 
 
-def test_a_closed_port_is_a_connection_error_after_the_sdks_retries_that_says_what_was_asked(memory, monkeypatch,
+def test_a_closed_port_is_a_connection_error_after_the_sdks_retries_that_says_what_was_asked(lesson, monkeypatch,
                                                                                               cache_copy, retry_waits):
-    error = live_error(memory, monkeypatch, cache_copy, f"http://127.0.0.1:{closed_port()}")
+    error = live_error(lesson, monkeypatch, cache_copy, f"http://127.0.0.1:{closed_port()}")
     assert isinstance(error, typesafe_sdk.TypeSafeAPIConnectionError) and len(retry_waits) == 2
     assert "questions ['team'] about ticket T-999" in " ".join(error.__notes__)
 
 
-def test_a_wrong_key_is_an_authentication_error_that_does_not_echo_the_key(memory, monkeypatch, cache_copy, jev_server):
+def test_a_wrong_key_is_an_authentication_error_that_does_not_echo_the_key(lesson, monkeypatch, cache_copy, jev_server):
     wrong_key = CANARY_KEY + "-wrong"
-    error = live_error(memory, monkeypatch, cache_copy, jev_server.url, key=wrong_key)
+    error = live_error(lesson, monkeypatch, cache_copy, jev_server.url, key=wrong_key)
     assert isinstance(error, typesafe_sdk.TypeSafeAuthenticationError)
     said = str(error) + " ".join(error.__notes__) + repr(error.args)
     assert CANARY_KEY not in said

@@ -18,7 +18,7 @@ def test_every_generated_module_matches_the_notebooks():
     assert stale_modules(module_sources()) == [], "stale module: run python scripts/export_module.py"
 
 
-def test_recorded_requests_are_the_published_runs_requests(memory):
+def test_recorded_requests_are_the_published_runs_requests(lesson):
     assert requests_text(published_run_calls(), committed_entries()) == RECORDED_REQUESTS_FILE.read_text(), (
         "stale recorded_requests.json: re-record with scripts/record_cache.py")
     assert len(committed_requests()) == 32
@@ -144,8 +144,19 @@ def test_a_multi_line_parenthesised_import_is_merged_whole(tmp_path):
     cell = "#| export\nfrom typesafe_sdk import (Choice,\n    Noul)\n\nQUESTIONS = (Choice, Noul)"
     path = notebook_of(tmp_path, cell)
     text = module_sources([path])["jev_memory_lesson"]
-    assert text.endswith(f"from typesafe_sdk import Choice, Noul\n\n\n# %% {relative(path, 'jev_memory_lesson')}"
-                         f" {cell_ids(path)[0]}\nQUESTIONS = (Choice, Noul)\n")
+    assert text.endswith(f"from typesafe_sdk import Choice, Noul\n\n__all__ = [\"QUESTIONS\"]\n\n\n"
+                         f"# %% {relative(path, 'jev_memory_lesson')} {cell_ids(path)[0]}\n"
+                         "QUESTIONS = (Choice, Noul)\n")
+
+
+def test_each_generated_module_names_the_notebooks_to_edit_and_lists_its_public_names(tmp_path):
+    first = notebook_of(tmp_path, "#| export shelf\nA = 1\n_HIDDEN = 2")
+    second = notebook_of(tmp_path, "#| export shelf\ndef put():\n    return A", name="02_made_up.ipynb")
+    text = module_sources([first, second])["shelf"]
+    assert " ".join(text.split('"""')[1].split()).startswith(
+        f"Generated from the `#| export shelf` cells of notebooks/{first.name} and {second.name} by"
+        " scripts/export_module.py. Edit those cells")
+    assert '\n__all__ = ["A", "put"]\n' in text
 
 
 def test_a_name_no_cell_defines_is_an_error(tmp_path):

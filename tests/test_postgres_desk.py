@@ -32,8 +32,9 @@ def test_an_app_role_with_row_rights_only_saves_recalls_logs_and_forgets(app_sto
         app_store.save(customer, note(customer, ticket), p_remember=0.9, model="m")
         app_store.log({"customer": customer, "ticket": ticket})
     assert (ids(app_store, "C-A"), ids(app_store, "C-B")) == (["T-1", "T-3"], ["T-2"])
-    assert app_store.forget_ticket("T-3", "C-A") == 1 and app_store.forget_customer("C-B") == 1
+    assert app_store.forget_ticket("C-A", "T-3") == 1 and app_store.forget_customer("C-B") == 1
     assert [entry["ticket"] for entry in postgres_store.ledger()] == ["T-1", "T-3"]  # the owner reads it whole
+    assert [entry["ticket"] for entry in postgres_store.ledger("C-A")] == ["T-1", "T-3"]
     with pytest.raises(QueryFailed, match="SQLSTATE 42501") as raised:  # and the role may change no table
         app_store.execute(sql.SQL("ALTER TABLE {} ADD COLUMN x int").format(app_store.memories))
     assert isinstance(raised.value.__cause__, psycopg.errors.InsufficientPrivilege)
@@ -103,7 +104,7 @@ def test_a_forget_waits_for_no_reader_and_an_erase_locks_one_partition_only(post
         sql.SQL("SELECT tableoid::regclass::text FROM {} WHERE customer_id = %s").format(postgres_store.memories),
         customer)[0][0] != partition]
     for customer in elsewhere[8:14]:  # past the five custom plans after which PostgreSQL may switch to a generic one
-        app_store.forget_ticket("T-1", customer)
+        app_store.forget_ticket(customer, "T-1")
         app_store.forget_customer(customer)
     recalled = []
     with psycopg.connect(postgres_store.url) as eraser:  # as erase_forgotten holds it while rewriting the partition
@@ -145,7 +146,7 @@ def test_processes_creating_the_tables_at_once_all_succeed(postgres_server):
 def test_recall_keeps_the_order_saved_when_a_freed_slot_is_reused(postgres_store):
     for ticket in ("T-1", "T-2", "T-3"):
         postgres_store.save("C-A", note("C-A", ticket), p_remember=0.9, model="m")
-    postgres_store.forget_ticket("T-1")
+    postgres_store.forget_ticket("C-A", "T-1")
     postgres_store.execute(sql.SQL("VACUUM {}").format(postgres_store.memories))  # T-1's slot is free again
     postgres_store.save("C-A", note("C-A", "T-4"), p_remember=0.9, model="m")
     assert ids(postgres_store, "C-A") == ["T-2", "T-3", "T-4"]
@@ -163,12 +164,12 @@ def test_app_servers_are_started_anew_when_the_url_or_the_schema_changes(postgre
     try:
         with PostgresStore(postgres_server.url, schema=other) as store:
             store.save("C-A", note("C-A", "T-9"), p_remember=0.9, model="m")
-        first = start_app_servers(postgres_server.url, 1, schema=postgres_store.schema)[0]
+        first = start_app_servers(postgres_server.url, 1, schema=postgres_store.schema, lesson="jev_memory_lesson")[0]
         assert first.send(do="recall", customer="C-A")["memories"] == []
-        second = start_app_servers(postgres_server.url, 1, schema=other)[0]
+        second = start_app_servers(postgres_server.url, 1, schema=other, lesson="jev_memory_lesson")[0]
         assert second is not first and second.send(do="recall", customer="C-A")["memories"] == ["T-9"]
         key_value = psycopg.conninfo.make_conninfo(postgres_server.url, connect_timeout=10)  # the server, another URL
-        third = start_app_servers(key_value, 1, schema=other)[0]
+        third = start_app_servers(key_value, 1, schema=other, lesson="jev_memory_lesson")[0]
         assert third is not second and third.url == key_value and first.process.poll() is not None
     finally:
         stop_app_servers()

@@ -102,7 +102,7 @@ def test_erase_forgotten_rewrites_only_the_noted_partitions_of_its_schema_and_sk
 
 def test_a_rewrite_not_granted_its_lock_in_time_gives_up_and_its_notes_stay(postgres_store):
     postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
-    postgres_store.forget_ticket("T-1")
+    postgres_store.forget_ticket("C-A", "T-1")
     [partition], done = notes(postgres_store), []
     with psycopg.connect(postgres_store.url) as reader:  # a transaction still reading the partition
         reader.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.SQL(partition)))
@@ -227,7 +227,7 @@ def test_the_tables_refuse_a_row_with_no_customer(postgres_store):
 def test_forget_ticket_refuses_an_id_the_store_could_never_have_saved(postgres_store, ticket):
     postgres_store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
     with pytest.raises(ValueError, match="ticket id"):
-        postgres_store.forget_ticket(ticket, "C-A")
+        postgres_store.forget_ticket("C-A", ticket)
     assert len(postgres_store.saved()) == 1
 
 
@@ -407,7 +407,7 @@ def test_an_app_role_holding_a_transaction_open_without_its_idle_limit_stalls_no
             other.save("C-A", note("C-A", "T-3"), p_remember=0.9, model="m")
             other.log({"customer": "C-A", "ticket": "T-3"})
             assert len(other.recall("C-A")) == 2 and len(other.recall("C-B")) == 1  # T-1 and T-3: not T-2, not yet
-            assert other.forget_ticket("T-3", "C-A") == 1 and other.forget_customer("C-B") == 1
+            assert other.forget_ticket("C-A", "T-3") == 1 and other.forget_customer("C-B") == 1
         holder.rollback()
 
 
@@ -440,5 +440,5 @@ def test_forget_ticket_for_one_customer_leaves_another_customers_memory_of_the_s
     store = request.getfixturevalue(store)
     for customer in ("C-A", "C-B"):
         store.save(customer, note(customer, "T-1"), p_remember=0.9, model="m")
-    assert store.forget_ticket("T-1", "C-A") == 1
+    assert store.forget_ticket("C-A", "T-1") == 1
     assert [customer for customer, *_ in postgres_store.saved()] == ["C-B"]

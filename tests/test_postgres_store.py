@@ -7,7 +7,6 @@ start."""
 import multiprocessing
 import threading
 
-from memory_cookbook.from_notebooks import ledger
 import psycopg
 import pytest
 from psycopg import sql
@@ -20,10 +19,10 @@ PASSWORD = "not-the-right-one-7c1d"
 
 
 @pytest.mark.slow
-def test_the_published_run_sends_the_same_requests_with_postgres(memory, postgres_store):
-    with_dict = memory.replay_published_run()
-    memory.STORE = postgres_store
-    assert memory.replay_published_run() == with_dict and len(with_dict) == 62  # each one a cache hit, or CacheMiss
+def test_the_published_run_sends_the_same_requests_with_postgres(lesson, postgres_store):
+    with_dict = lesson.replay_published_run()
+    lesson.MEMORY.store = postgres_store
+    assert lesson.replay_published_run() == with_dict and len(with_dict) == 62  # each one a cache hit, or CacheMiss
 
 
 def table_files(store, server):
@@ -43,11 +42,11 @@ def holding(files, text):
 
 
 @pytest.mark.slow
-def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables_once_erased(memory, postgres_store, postgres_server):
-    memory.STORE = postgres_store
-    run_earlier_tickets(memory)
-    for message in memory.LATER:
-        memory.ask_with_memory(memory.later_state("C-1042", message["subject"]), memory.ROUTE)
+def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables_once_erased(lesson, postgres_store, postgres_server):
+    lesson.MEMORY.store = postgres_store
+    run_earlier_tickets(lesson)
+    for message in lesson.LATER:
+        lesson.ask_with_memory(lesson.later_state("C-1042", message["subject"]), lesson.ROUTE)
     postgres_store.forget_customer("C-1042")
     forgotten = table_files(postgres_store, postgres_server)
     assert len(holding(forgotten, "Harbor Logistics")) == 1  # a DELETE leaves the bytes, in one partition
@@ -61,28 +60,28 @@ def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables_once_erased(mem
 
 
 @pytest.mark.slow
-def test_the_write_ahead_log_still_holds_a_forgotten_customer(memory, postgres_store, postgres_server):
+def test_the_write_ahead_log_still_holds_a_forgotten_customer(lesson, postgres_store, postgres_server):
     """What the store cannot do, as the notebook says: PostgreSQL's log keeps what was written."""
-    memory.STORE = postgres_store
-    run_earlier_tickets(memory)
+    lesson.MEMORY.store = postgres_store
+    run_earlier_tickets(lesson)
     postgres_store.forget_customer("C-1042")
     wal = b"".join(path.read_bytes() for path in (postgres_server.folder / "pg_wal").glob("0*"))
     assert b"Harbor Logistics" in wal
 
 
 @pytest.mark.slow
-def test_a_failed_forget_customer_leaves_memories_and_ledger_as_they_were(memory, postgres_store):
-    memory.STORE = postgres_store
-    run_earlier_tickets(memory)
-    before = (postgres_store.ledger(), list(ledger.LEDGER))
+def test_a_failed_forget_customer_leaves_memories_and_ledger_as_they_were(lesson, postgres_store):
+    lesson.MEMORY.store = postgres_store
+    run_earlier_tickets(lesson)
+    before = postgres_store.ledger()
     postgres_store.execute(f"ALTER TABLE {postgres_store.schema}.memories RENAME TO kept")  # its DELETE fails
     with pytest.raises(MemoryTablesMissing, match="create_memory_tables") as raised:
         postgres_store.forget_customer("C-1042")
     assert isinstance(raised.value.__cause__, psycopg.errors.UndefinedTable)
     postgres_store.execute(f"ALTER TABLE {postgres_store.schema}.kept RENAME TO memories")
-    assert (postgres_store.ledger(), list(ledger.LEDGER)) == before
-    assert "C-1042" in {entry["customer"] for entry in before[0]}
-    assert memory.memory_ids("C-1042") == ["T-101", "T-105"]
+    assert postgres_store.ledger() == before
+    assert "C-1042" in {entry["customer"] for entry in before}
+    assert lesson.memory_ids("C-1042") == ["T-101", "T-105"]
 
 
 @pytest.mark.slow
@@ -188,22 +187,22 @@ def test_a_connection_lost_mid_transaction_is_the_clear_error_and_the_next_call_
 @pytest.fixture
 def app_servers(app_store):
     """A function that starts app server processes on the test's schema, as the app role; all stopped afterwards."""
-    yield lambda count: start_app_servers(app_store.url, count, schema=app_store.schema)
+    yield lambda count: start_app_servers(app_store.url, count, schema=app_store.schema, lesson="jev_memory_lesson")
     stop_app_servers()
 
 
 @pytest.mark.slow
-def test_four_app_servers_share_one_memory_and_forget_everywhere(memory, postgres_store, app_servers):
+def test_four_app_servers_share_one_memory_and_forget_everywhere(lesson, postgres_store, app_servers):
     apps = app_servers(4)
     assert len({app.send(do="recall", customer="C-1042")["pid"] for app in apps}) == 4
-    for number, ticket in enumerate(memory.EARLIER):
+    for number, ticket in enumerate(lesson.EARLIER):
         apps[number % 2].send(do="ticket", ticket=ticket["id"])
-    later = [(customer, message["subject"]) for customer in memory.CUSTOMERS for message in memory.LATER]
+    later = [(customer, message["subject"]) for customer in lesson.CUSTOMERS for message in lesson.LATER]
     for number, (customer, subject) in enumerate(later):
         apps[2 + number % 2].post(do="message", customer=customer, subject=subject)
     teams = [apps[2 + number % 2].answer()["team"] for number in range(len(later))]
-    assert [team == memory.EXPECTED[c][s] for team, (c, s) in zip(teams, later, strict=True)] == [True] * 6
-    assert [apps[3].send(do="recall", customer=c)["memories"] for c in memory.CUSTOMERS] == [["T-101", "T-105"],
+    assert [team == lesson.EXPECTED[c][s] for team, (c, s) in zip(teams, later, strict=True)] == [True] * 6
+    assert [apps[3].send(do="recall", customer=c)["memories"] for c in lesson.CUSTOMERS] == [["T-101", "T-105"],
                                                                                             ["T-102"]]
     for app in apps:  # each, as the app role, sees the customer it names and no other
         assert app.send(do="recall", customer="C-2210")["memories"] == ["T-102"]

@@ -53,17 +53,17 @@ def final_table_links():
     return PLAYGROUND_LINK.findall("\n".join(output_texts(notebook)))
 
 
-def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(memory):
+def test_every_answer_of_the_final_table_links_to_its_exact_recorded_request(lesson):
     links = final_table_links()
     assert len(links) == 12
     recorded = set(committed_entries())
     for text, link in links:
         model, state, questions = decoded_link(link)
         assert model == "jev-1.13.0" and link_share(link)["apiVersion"] == "v1"
-        assert questions == questions_wire(memory.ROUTE)
+        assert questions == questions_wire(lesson.ROUTE)
         assert jev_request.cache_key("jev-1.13.0", json.dumps(state), json.dumps(questions)) in recorded, text
         # the answer the link shows is the recorded answer to that request
-        assert text.endswith(memory.routed(memory.ask(state, memory.ROUTE)))
+        assert text.endswith(lesson.routed(lesson.ask(state, lesson.ROUTE)))
 
 
 def test_the_first_with_memory_link_is_published_call_25():

@@ -51,32 +51,32 @@ def cache_with_an_unused_entry(tmp_path):
     return path
 
 
-def test_without_prune_unused_entries_are_listed_and_kept(memory, cache_with_an_unused_entry, capsys):
+def test_without_prune_unused_entries_are_listed_and_kept(lesson, cache_with_an_unused_entry, capsys):
     record(cache_with_an_unused_entry, ENGLISH_NOTEBOOKS, calls_of=replaying({"02_routing.ipynb": published_calls()}))
     assert UNUSED in json.loads(cache_with_an_unused_entry.read_text())
     assert f"unused entry {UNUSED[:12]}… kept (--prune removes it)" in capsys.readouterr().out
 
 
-def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(memory, cache_copy):
+def test_a_recording_rewrites_the_recorded_requests_beside_the_cache(lesson, cache_copy):
     record(cache_copy, ENGLISH_NOTEBOOKS, calls_of=replaying({"02_routing.ipynb": published_calls()}))
     assert (cache_copy.parent / "recorded_requests.json").read_text() == RECORDED_REQUESTS_FILE.read_text()
     assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
     assert leftovers(cache_copy.parent) == ["recorded_requests.json"]
 
 
-def test_prune_keeps_every_entry_the_recorded_requests_name(memory, cache_copy):
+def test_prune_keeps_every_entry_the_recorded_requests_name(lesson, cache_copy):
     record(cache_copy, ENGLISH_NOTEBOOKS, prune=True, calls_of=replaying({}))
     assert cache_copy.read_bytes() == CACHE_FILE.read_bytes()
     recorded = recorded_requests.recorded_requests(cache_copy.with_name(recorded_requests.REQUESTS_NAME))
     assert {request.key for request in recorded} <= set(json.loads(cache_copy.read_text()))
 
 
-def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(memory, cache_copy):
+def test_a_recording_of_some_notebooks_leaves_the_recorded_requests_alone(lesson, cache_copy):
     record(cache_copy, ENGLISH_NOTEBOOKS[1:2], calls_of=replaying({"02_routing.ipynb": published_calls()[:1]}))
     assert leftovers(cache_copy.parent) == []
 
 
-def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(memory, cache_copy, monkeypatch):
+def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(lesson, cache_copy, monkeypatch):
     before = cache_copy.read_bytes()
     configure(monkeypatch, cache_path=cache_copy, key=CANARY_KEY, endpoint="http://127.0.0.1:9")
     with pytest.raises(RuntimeError, match="lacks 1 of the calls"):
@@ -85,7 +85,7 @@ def test_a_recording_that_lacks_a_call_leaves_the_cache_as_it_was(memory, cache_
 
 
 @pytest.mark.slow
-def test_recording_fills_in_missing_calls_and_prunes_unused_entries(memory, readers_run, tmp_path, jev_server,
+def test_recording_fills_in_missing_calls_and_prunes_unused_entries(lesson, readers_run, tmp_path, jev_server,
                                                                      monkeypatch):
     published = committed_entries()
     (plain_key,) = [key for key in published if key.startswith(PLAIN_CALL)]

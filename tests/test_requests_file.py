@@ -42,7 +42,7 @@ def run_explorer_cells():
 
 
 @pytest.fixture
-def own_cache(tmp_path, monkeypatch, memory):
+def own_cache(tmp_path, monkeypatch, lesson):
     """A copy of the committed cache in a folder of its own, in use (COOKBOOK_CACHE), with no requests file yet."""
     cache = tmp_path / "json_cache.json"
     cache.write_text(json.dumps(committed_entries()))
@@ -98,28 +98,28 @@ def test_the_committed_requests_file_is_restored_from_git():
         "get the committed file back with `git checkout -- recorded_requests.json`")
 
 
-def off_script(memory):
-    state = memory.later_state("C-1042", "Slow dashboards")
+def off_script(lesson):
+    state = lesson.later_state("C-1042", "Slow dashboards")
     state["ticket"]["id"] = "T-999"  # a request the cache lacks
     return state
 
 
-def test_a_cache_miss_with_no_requests_file_gives_its_error_and_stays_a_cache_miss(own_cache, memory):
+def test_a_cache_miss_with_no_requests_file_gives_its_error_and_stays_a_cache_miss(own_cache, lesson):
     with pytest.raises(cache_miss.CacheMiss) as raised:
-        memory.ask(off_script(memory), memory.ROUTE)
+        lesson.ask(off_script(lesson), lesson.ROUTE)
     with pytest.raises(DamagedFile) as requests_error:
         links.recorded_requests(own_cache.with_name("recorded_requests.json"))
     assert f"It cannot be compared with the published run's requests: {requests_error.value}\n" in str(raised.value)
     assert "TYPESAFE_API_KEY" in str(raised.value)
 
 
-def test_a_damaged_requests_file_stops_the_first_call_with_its_error(own_cache, memory):
+def test_a_damaged_requests_file_stops_the_first_call_with_its_error(own_cache, lesson):
     requests_file = own_cache.with_name("recorded_requests.json")
     requests_file.write_text(RECORDED_REQUESTS_FILE.read_text()[:500])
     with pytest.raises(DamagedFile) as requests_error:
         links.recorded_requests(requests_file)
     with pytest.raises(DamagedFile) as raised:  # the cache's digests cannot be checked: it does not open
-        memory.ask(off_script(memory), memory.ROUTE)
+        lesson.ask(off_script(lesson), lesson.ROUTE)
     assert str(raised.value) == str(requests_error.value)
 
 

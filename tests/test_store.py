@@ -1,186 +1,81 @@
-"""The stores (dict, SQLite, budgeted) keep one contract; SQLite's memories and ledger, the budget, and forgetting
-that leaves nothing of a customer in the database file, against Jev's recorded answers."""
+"""SQLite's store and the budgeted one beyond the shared contract (tests/test_store_contract.py): the ledger that
+SQLite keeps, forgetting that changes the answers and leaves nothing of a customer in the database file, a failed
+statement rolled back, two writing processes, and the budget, against Jev's recorded answers."""
 
 import json
 import sqlite3
 import subprocess
 import sys
 
-from memory_cookbook import jev_request
-from memory_cookbook.from_notebooks import ledger
 import nbformat
 import pytest
-from memory_cookbook.replay import calls as replay
 from conftest import ROOT, copy_of_the_repository, run_earlier_tickets
 from cookbook_tools.execution import execute
+from memory_cookbook import jev_request
 from memory_cookbook.from_notebooks.stores import BudgetedStore, SqliteStore
+from memory_cookbook.replay import calls as replay
 
 NOTE = {"request": {"customer": {"id": "C-A"}, "ticket": {"id": "T-1"}}, "jev_answered": {"q": "a"}}
-
-
-def note(customer, ticket):
-    return {"request": {"customer": {"id": customer}, "ticket": {"id": ticket}}, "jev_answered": {"q": ticket}}
-
-
-STORES = {
-    "dict": lambda module, folder: module.DictStore(),
-    "sqlite": lambda module, folder: SqliteStore(folder / "memories.sqlite"),
-    "budgeted": lambda module, folder: BudgetedStore(module.DictStore(), max_memory_tokens=10_000, tokens_per_char=1),
-    "postgres": None,  # the session's server (conftest's postgres_store fixture): slow, it takes seconds to start
-}
-
-
-@pytest.fixture(params=[pytest.param(name, marks=[pytest.mark.slow] if name == "postgres" else []) for name in STORES])
-def store(request, memory, monkeypatch, tmp_path):
-    """Each store in turn, installed as the wrapper's STORE."""
-    make = STORES[request.param]
-    made = make(memory, tmp_path) if make else request.getfixturevalue("postgres_store")
-    monkeypatch.setattr(memory, "STORE", made)
-    return made
 
 
 def ids(store, customer):
     return [jev_request.ticket_id(memory) for memory in store.recall(customer)]
 
 
-def test_recall_gives_what_was_saved_in_order_per_customer(store):
-    for customer, ticket in [("C-A", "T-1"), ("C-B", "T-2"), ("C-A", "T-3")]:
-        store.save(customer, note(customer, ticket), p_remember=0.9, model="m")
-    assert (ids(store, "C-A"), ids(store, "C-B"), ids(store, "C-none")) == (["T-1", "T-3"], ["T-2"], [])
-    assert store.recall("C-A")[0] == note("C-A", "T-1")
-
-
-def test_a_recalled_memory_keeps_its_keys_in_the_order_saved(store):
-    memory = {"request": {"ticket": {"id": "T-1"}, "customer": {"id": "C-A"}, "b": 1, "a": 2}, "jev_answered": {"z": 1,
-                                                                                                               "a": 2}}
-    store.save("C-A", memory, p_remember=0.9, model="m")
-    assert json.dumps(store.recall("C-A")) == json.dumps([memory])  # the cache keys hash this exact text
-
-
-def test_recall_hands_out_a_copy_not_the_stores_own_list(store):
-    store.save("C-A", note("C-A", "T-1"), p_remember=0.9, model="m")
-    store.recall("C-A").append(note("C-A", "T-2"))
-    assert ids(store, "C-A") == ["T-1"]
-
-
-def test_forget_ticket_removes_that_memory_only(store):
-    for ticket in ("T-1", "T-2"):
-        store.save("C-A", note("C-A", ticket), p_remember=0.9, model="m")
-    store.forget_ticket("T-1")
-    assert ids(store, "C-A") == ["T-2"]
-
-
-def test_forget_customer_removes_their_memories_and_ledger_entries_only(store, memory):
-    run_earlier_tickets(memory)
-    memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    store.forget_customer("C-1042")
-    assert (ids(store, "C-1042"), ids(store, "C-2210")) == ([], ["T-102"])
-    assert {entry["customer"] for entry in ledger.LEDGER} == {"C-2210"}
-    if hasattr(store, "ledger"):
-        assert {entry["customer"] for entry in store.ledger()} == {"C-2210"}
-
-
-def test_the_wrapper_sends_the_same_requests_whatever_the_store(store, memory):
-    run_earlier_tickets(memory)
-    with_this_store, memory.CALLS[:] = list(memory.CALLS), []
-    memory.MEMORIES = type(memory.MEMORIES)(list)
-    memory.STORE = memory.DictStore(memory.MEMORIES)  # the published store, empty
-    run_earlier_tickets(memory)
-    assert with_this_store == memory.CALLS
-
-
-def nested(levels):
-    """A dict nested `levels` deep, made without recursion."""
-    value = {}
-    for _ in range(levels):
-        value = {"a": value}
-    return value
-
-
-BAD_MEMORIES = {
-    "a request that is a string": ({"request": "T-1", "jev_answered": {}}, r"memory\['request'\] must be a dict"),
-    "a request that is None": ({"request": None, "jev_answered": {}}, r"memory\['request'\] must be a dict"),
-    "a request that is a list": ({"request": [1], "jev_answered": {}}, r"memory\['request'\] must be a dict"),
-    "an answer that is None": ({"request": {}, "jev_answered": None}, r"memory\['jev_answered'\] must be a dict"),
-    "an answer that is a string": ({"request": {}, "jev_answered": "team"},
-                                   r"memory\['jev_answered'\] must be a dict"),
-    "a request 10,000 deep": ({"request": nested(10_000), "jev_answered": {}},
-                              r"memory\['request'\] is nested too deeply"),
-    "a memory that is a string": ("T-1", "a memory must be a dict"),
-    "a memory that is a list": ([{"request": {}, "jev_answered": {}}], "a memory must be a dict"),
-    "a memory with no answer": ({"request": {}}, "the memory has no 'jev_answered'"),
-}
-
-
-@pytest.mark.parametrize("bad, says", BAD_MEMORIES.values(), ids=BAD_MEMORIES)
-def test_a_memory_that_is_not_one_is_refused_naming_what_is_wrong_and_nothing_is_saved(store, bad, says):
-    with pytest.raises(ValueError, match=says):
-        store.save("C-A", bad, p_remember=0.9, model="m")
-    assert store.recall("C-A") == []
-
-
-@pytest.mark.parametrize("entry, says", [("C-A", "a ledger entry must be a dict; got str"),
-                                         (["C-A"], "a ledger entry must be a dict; got list"),
-                                         ({"ticket": "T-1"}, "a ledger entry must name its customer"),
-                                         ({"customer": "C-A", "deep": nested(10_000)}, "nested too deeply")],
-                         ids=["a string", "a list", "no customer", "10,000 deep"])
-def test_a_ledger_entry_that_is_not_one_is_refused_naming_what_is_wrong(store, entry, says):
-    with pytest.raises(ValueError, match=says):
-        store.log(entry)
-    assert getattr(store, "ledger", list)() == []
-
-
 @pytest.fixture
-def sqlite_memory(memory, monkeypatch, tmp_path):
-    """jev_memory_lesson, offline, with a SqliteStore in a temporary file."""
-    monkeypatch.setattr(memory, "STORE", SqliteStore(tmp_path / "memories.sqlite"))
-    return memory
+def sqlite_lesson(lesson, monkeypatch, tmp_path):
+    """The lesson, offline, its MEMORY on a SqliteStore in a temporary file."""
+    monkeypatch.setattr(lesson.MEMORY, "store", SqliteStore(tmp_path / "memories.sqlite"))
+    return lesson
 
 
-def test_sqlite_keeps_who_which_ticket_p_remember_and_model(sqlite_memory):
-    run_earlier_tickets(sqlite_memory)
-    assert [(c, t, p) for c, t, p, _ in sqlite_memory.STORE.saved()] == [
+def test_sqlite_keeps_who_which_ticket_p_remember_and_model(sqlite_lesson):
+    run_earlier_tickets(sqlite_lesson)
+    assert [(c, t, p) for c, t, p, _ in sqlite_lesson.MEMORY.store.saved()] == [
         ("C-1042", "T-101", 0.91), ("C-2210", "T-102", 0.91), ("C-1042", "T-105", 0.92)]
-    assert {model for *_, model in sqlite_memory.STORE.saved()} == {"jev-1.13.0"}
+    assert {model for *_, model in sqlite_lesson.MEMORY.store.saved()} == {"jev-1.13.0"}
 
 
-def test_forget_one_memory_then_a_customer_changes_the_answers(sqlite_memory):
-    run_earlier_tickets(sqlite_memory)
-    slow = sqlite_memory.later_state("C-1042", "Slow dashboards")
-    assert sqlite_memory.STORE.forget_ticket("T-105") == 1
-    assert sqlite_memory.routed(sqlite_memory.ask_with_memory(slow, sqlite_memory.ROUTE)) == "selfhosted_windows 0.99"
-    assert sqlite_memory.STORE.forget_customer("C-1042") == 1
-    assert sqlite_memory.routed(sqlite_memory.ask_with_memory(slow, sqlite_memory.ROUTE)) == "cloud_ops 0.80"
-    assert sqlite_memory.STORE.forget_ticket("T-999") == 0
+def test_forget_one_memory_then_a_customer_changes_the_answers(sqlite_lesson):
+    run_earlier_tickets(sqlite_lesson)
+    slow = sqlite_lesson.later_state("C-1042", "Slow dashboards")
+    assert sqlite_lesson.MEMORY.store.forget_ticket("C-1042", "T-105") == 1
+    assert sqlite_lesson.routed(sqlite_lesson.ask_with_memory(slow, sqlite_lesson.ROUTE)) == "selfhosted_windows 0.99"
+    assert sqlite_lesson.MEMORY.store.forget_customer("C-1042") == 1
+    assert sqlite_lesson.routed(sqlite_lesson.ask_with_memory(slow, sqlite_lesson.ROUTE)) == "cloud_ops 0.80"
+    assert sqlite_lesson.MEMORY.store.forget_ticket("C-1042", "T-999") == 0
 
 
-def test_a_failed_forget_customer_leaves_the_ledger_as_it_was(sqlite_memory, monkeypatch, tmp_path):
-    run_earlier_tickets(sqlite_memory)
-    before = list(ledger.LEDGER)
-    monkeypatch.setattr(sqlite_memory.STORE, "path", tmp_path)  # a folder: the transaction cannot even start
-    with pytest.raises(sqlite3.OperationalError):
-        sqlite_memory.STORE.forget_customer("C-1042")
-    assert ledger.LEDGER == before and "C-1042" in {entry["customer"] for entry in before}
+def test_a_failed_forget_customer_leaves_memories_and_ledger_as_they_were(sqlite_lesson):
+    run_earlier_tickets(sqlite_lesson)
+    store = sqlite_lesson.MEMORY.store
+    before = store.ledger()
+    store.execute("ALTER TABLE memories RENAME TO kept")  # its DELETE fails, after the ledger's
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        store.forget_customer("C-1042")
+    store.execute("ALTER TABLE kept RENAME TO memories")
+    assert store.ledger() == before and "C-1042" in {entry["customer"] for entry in before}
+    assert sqlite_lesson.memory_ids("C-1042") == ["T-101", "T-105"]
 
 
-def test_a_forgotten_customer_is_nowhere_in_the_database_files(sqlite_memory, tmp_path):
-    run_earlier_tickets(sqlite_memory)
-    for customer in sqlite_memory.CUSTOMERS:
-        for message in sqlite_memory.LATER:
-            sqlite_memory.ask_with_memory(sqlite_memory.later_state(customer, message["subject"]), sqlite_memory.ROUTE)
-    sqlite_memory.STORE.forget_customer("C-1042")
+def test_a_forgotten_customer_is_nowhere_in_the_database_files(sqlite_lesson, tmp_path):
+    run_earlier_tickets(sqlite_lesson)
+    for customer in sqlite_lesson.CUSTOMERS:
+        for message in sqlite_lesson.LATER:
+            sqlite_lesson.ask_with_memory(sqlite_lesson.later_state(customer, message["subject"]), sqlite_lesson.ROUTE)
+    sqlite_lesson.MEMORY.store.forget_customer("C-1042")
     on_disk = b"".join(path.read_bytes() for path in tmp_path.iterdir())  # the database and any journal beside it
-    harbor = [ticket for ticket in sqlite_memory.EARLIER if ticket["customer_id"] == "C-1042"]
+    harbor = [ticket for ticket in sqlite_lesson.EARLIER if ticket["customer_id"] == "C-1042"]
     gone = ["C-1042", "Harbor Logistics", "T-101", "T-105", "T-201", "T-202", "T-203"]
     assert [text for text in gone + [t["text"][:40] for t in harbor] if text.encode() in on_disk] == []
     assert all(text.encode() in on_disk for text in ["C-2210", "Fernwood Studio", "T-102", "T-204"])
 
 
-def test_a_failing_statement_is_rolled_back_and_leaves_the_file_as_it_was(sqlite_memory):
-    sqlite_memory.STORE.save("C-A", NOTE, p_remember=0.9, model="m")
+def test_a_failing_statement_is_rolled_back_and_leaves_the_file_as_it_was(sqlite_lesson):
+    sqlite_lesson.MEMORY.store.save("C-A", NOTE, p_remember=0.9, model="m")
     with pytest.raises(sqlite3.IntegrityError):
-        sqlite_memory.STORE.execute("INSERT INTO memories (customer_id, request) VALUES (?, ?)", "C-A", "{}")
-    assert ids(sqlite_memory.STORE, "C-A") == ["T-1"]
+        sqlite_lesson.MEMORY.store.execute("INSERT INTO memories (customer_id, request) VALUES (?, ?)", "C-A", "{}")
+    assert ids(sqlite_lesson.MEMORY.store, "C-A") == ["T-1"]
 
 
 WRITER = """
@@ -205,47 +100,50 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
         assert ids(SqliteStore(path), customer) == [f"T-{n}" for n in range(count)]
 
 
-def test_the_ledger_records_what_each_call_sent_and_got(sqlite_memory):
-    sqlite_memory.ask_with_memory(sqlite_memory.ticket_state(sqlite_memory.EARLIER[0]), sqlite_memory.ROUTE)
-    sqlite_memory.ask_with_memory(sqlite_memory.later_state("C-1042", "Slow dashboards"), sqlite_memory.ROUTE)
-    assert sqlite_memory.LEDGER == [
-        {"customer": "C-1042", "ticket": "T-101", "questions": ["team"], "memories_sent": [],
-         "answer": {"team": {"choice": "selfhosted_windows", "probability": 0.57}}, "p_remember": 0.91,
+def test_the_ledger_records_what_each_call_sent_and_got(sqlite_lesson):
+    sqlite_lesson.ask_with_memory(sqlite_lesson.ticket_state(sqlite_lesson.EARLIER[0]), sqlite_lesson.ROUTE)
+    sqlite_lesson.ask_with_memory(sqlite_lesson.later_state("C-1042", "Slow dashboards"), sqlite_lesson.ROUTE)
+    entries = sqlite_lesson.MEMORY.ledger()
+    assert [{key: value for key, value in entry.items() if key != "answer"} for entry in entries] == [
+        {"customer": "C-1042", "ticket": "T-101", "questions": ["team"], "memories_sent": [], "p_remember": 0.91,
          "remember_at": 0.5, "saved": True, "input_tokens": 620, "source": "replay"},
-        {"customer": "C-1042", "ticket": "T-201", "questions": ["team"], "memories_sent": ["T-101"],
-         "answer": {"team": {"choice": "selfhosted_windows", "probability": 0.99}}, "p_remember": 0.08,
+        {"customer": "C-1042", "ticket": "T-201", "questions": ["team"], "memories_sent": ["T-101"], "p_remember": 0.08,
          "remember_at": 0.5, "saved": False, "input_tokens": 797, "source": "replay"},
     ]
-    assert sqlite_memory.STORE.ledger() == sqlite_memory.LEDGER
+    assert [jev_request.answer_in_brief(entry["answer"]["team"]) for entry in entries] == [
+        "selfhosted_windows 0.57", "selfhosted_windows 0.99"]
+    assert entries[0]["answer"]["team"]["type"] == "choice"  # the answer whole, as typesafe_sdk gives it
 
 
 @pytest.mark.parametrize("live_request", [0, 1])
-def test_the_ledger_says_live_when_either_request_of_the_call_was_live(memory, monkeypatch, live_request):
+def test_the_ledger_says_live_when_either_request_of_the_call_was_live(lesson, monkeypatch, live_request):
     answered = []
 
     def pretend_live_for_one(model, state_json, questions_json):  # a recorded answer, counted as live for one request
         answer = original(model, state_json, questions_json)
         if len(answered) == live_request:
-            replay.LIVE_CALLS.append((model, state_json, questions_json))
+            replay.ASKED_LIVE += 1  # as _system_one counts an answer it asked live
         answered.append(questions_json)
         return answer
 
     original = replay.open_cache(replay.cache_path())(replay._system_one)  # the recorded answers, as call_jev gets them
     monkeypatch.setattr(replay, "open_cache", lambda path: lambda function: pretend_live_for_one)
-    memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert len(answered) == 2 and memory.LEDGER[-1]["source"] == "live"
-    memory.ask_with_memory(memory.later_state("C-1042", "Slow dashboards"), memory.ROUTE)
-    assert memory.LEDGER[-1]["source"] == "replay"
+    monkeypatch.setattr(replay, "ASKED_LIVE", replay.ASKED_LIVE)
+    lesson.ask_with_memory(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
+    assert len(answered) == 2 and lesson.MEMORY.ledger()[-1]["source"] == "live"
+    assert [call.source for call in lesson.CALLS] == ["live" if n == live_request else "replay" for n in range(2)]
+    lesson.ask_with_memory(lesson.later_state("C-1042", "Slow dashboards"), lesson.ROUTE)
+    assert lesson.MEMORY.ledger()[-1]["source"] == "replay"
 
 
 @pytest.mark.parametrize("budget, kept", [(10_000, ["T-101", "T-105"]), (300, ["T-105"]), (100, [])])
-def test_the_budget_keeps_the_newest_memories_that_fit(memory, monkeypatch, budget, kept):
-    run_earlier_tickets(memory)
-    budgeted = BudgetedStore(memory.STORE, max_memory_tokens=budget, tokens_per_char=0.377)
-    monkeypatch.setattr(memory, "STORE", budgeted)
-    assert memory.memory_ids("C-1042") == kept
-    sent = memory.with_memories(memory.later_state("C-1042", "Slow dashboards"))
-    assert sum(map(budgeted.estimated_tokens, sent.get(memory.MEMORY_KEY, []))) <= budget
+def test_the_budget_keeps_the_newest_memories_that_fit(lesson, monkeypatch, budget, kept):
+    run_earlier_tickets(lesson)
+    budgeted = BudgetedStore(lesson.MEMORY.store, max_memory_tokens=budget, tokens_per_char=0.377)
+    monkeypatch.setattr(lesson.MEMORY, "store", budgeted)
+    assert lesson.memory_ids("C-1042") == kept
+    sent = lesson.with_memories(lesson.later_state("C-1042", "Slow dashboards"))
+    assert sum(map(budgeted.estimated_tokens, sent.get(lesson.MEMORY_KEY, []))) <= budget
 
 
 @pytest.mark.slow

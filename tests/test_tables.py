@@ -8,9 +8,9 @@ def test_markdown_table_has_a_header_a_separator_per_column_and_a_line_per_row()
 
 
 def test_ledger_table_shows_a_dash_for_no_memories_two_decimals_and_yes_or_no():
-    entry = {"customer": "C-1", "ticket": "T-1", "memories_sent": [], "answer": {"team": {"choice": "billing",
-             "p": 0.981}}, "p_remember": 0.0712, "remember_at": 0.5, "saved": False, "input_tokens": 600,
-             "source": "replay"}
+    answer = {"type": "choice", "choice": "billing", "confidence": 0.9, "probabilities": {"billing": 0.981, "x": 0.019}}
+    entry = {"customer": "C-1", "ticket": "T-1", "memories_sent": [], "answer": {"team": answer}, "p_remember": 0.0712,
+             "remember_at": 0.5, "saved": False, "input_tokens": 600, "source": "replay"}
     saved = entry | {"memories_sent": ["T-0", "T-9"], "remember_at": 0.05, "saved": True}
     logged_before_thresholds = {key: value for key, value in entry.items() if key != "remember_at"}
     assert ledger_table([entry, saved, logged_before_thresholds]).data.splitlines()[2:] == [

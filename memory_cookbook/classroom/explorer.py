@@ -12,7 +12,10 @@ import itertools
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 from typesafe_sdk import Choice, SystemOneResponse
@@ -22,6 +25,10 @@ from memory_cookbook.classroom.folded import in_chinese_notebook
 from memory_cookbook.jev_request import carried_memory_ids, playground_link, without_memories
 from memory_cookbook.checked_files import damaged, requests_fix
 from memory_cookbook.replay.recorded_requests import check_in_step, recorded_requests, requests_path
+
+__all__ = ["CHART_DPI", "CHART_INCHES", "CHART_WIDTH", "CHINESE", "ENGLISH", "EXPECTED_MARK", "EXPLORERS_MADE",
+           "LINK_STYLE", "NOTHING_RECORDED", "RecordedCall", "bar_chart", "call_summary", "chart_png", "in_chinese",
+           "memory_explorer", "recorded_routing_calls", "small_multiples", "summary_pattern", "words"]
 
 # The recorded routing calls of the later messages
 
@@ -40,35 +47,36 @@ class RecordedCall:
     p_remember: float | None  # P(remember) if the gate was asked about this very call
 
     @property
-    def probabilities(self):
+    def probabilities(self) -> dict[str, float]:
         return self.response["answers"]["team"]["probabilities"]
 
     @property
-    def choice(self):
+    def choice(self) -> str:
         return self.response["answers"]["team"]["choice"]
 
     @property
-    def input_tokens(self):
+    def input_tokens(self) -> int:
         return self.response["usage"]["input_tokens"]
 
     @property
-    def company(self):
+    def company(self) -> str:
         return self.state["customer"]["company"]
 
     @property
-    def link(self):
+    def link(self) -> str:
         return playground_link(self.state, self.questions, self.model)
 
     @property
-    def memory_label(self):
+    def memory_label(self) -> str:
         return self.memories_said(ENGLISH)
 
-    def memories_said(self, said):
+    def memories_said(self, said: dict[str, str]) -> str:
         """The memory set's ticket ids, or the word for none in the words `said`."""
-        return ", ".join(self.memories) or said["none"]
+        return ", ".join(map(str, self.memories)) or said["none"]
 
 
-def recorded_routing_calls(expected, as_memory, cache=None):
+def recorded_routing_calls(expected: dict[str, dict[str, str]], as_memory: Callable[..., Any],
+                           cache: Path | None = None) -> list[RecordedCall]:
     """Every recorded routing call of a later message, with its recorded answer and, where the gate was asked about
     that very call, P(remember); by customer and message in the order of `expected` ({customer: {message subject:
     expected team}}, the lesson's EXPECTED), then in the order the run first sent them. `as_memory` is the lesson's:
@@ -80,7 +88,7 @@ def recorded_routing_calls(expected, as_memory, cache=None):
     requests = recorded_requests(requests_path(cache))
     recording = bool(os.environ.get("TYPESAFE_API_KEY"))
     if recording:
-        requests = [request for request in requests if request.key in entries]
+        requests = tuple(request for request in requests if request.key in entries)
     else:
         check_in_step(cache, entries, requests)
     gates = {json.dumps(request.state, sort_keys=True): entries[request.key]["answers"]["remember"]["noul"]
@@ -111,7 +119,7 @@ def recorded_routing_calls(expected, as_memory, cache=None):
 EXPECTED_MARK = "★"  # in matplotlib's own font, as every word of the explorer's chart: it is one chart in both editions
 
 
-def bar_chart(ax, call):
+def bar_chart(ax: Any, call: RecordedCall) -> Any:
     """Jev's distribution over the teams for one call, the expected team's bar in green and marked ★."""
     teams = list(call.questions["team"]["criteria"])
     colours = ["tab:green" if team == call.expected else "tab:gray" for team in teams]
@@ -124,7 +132,7 @@ def bar_chart(ax, call):
     return bars
 
 
-def small_multiples(calls):
+def small_multiples(calls: list[RecordedCall]) -> Any:
     """One panel per customer and later message, one group of bars per recorded memory set: P(expected team)."""
     customers = list(dict.fromkeys(call.customer for call in calls))
     subjects = list(dict.fromkeys(call.subject for call in calls))
@@ -162,12 +170,12 @@ CHINESE = {"customer": "客户", "message": "消息", "memories": "记忆", "non
            "link": "在 TypeSafe playground 中打开这次调用", "text": "记忆探索器（在 JupyterLab 中运行）："}
 
 
-def words():
+def words() -> dict[str, str]:
     """The explorer's words for this kernel's notebook."""
     return CHINESE if in_chinese_notebook() else ENGLISH
 
 
-def call_summary(call, said=ENGLISH):
+def call_summary(call: RecordedCall, said: dict[str, str] = ENGLISH) -> str:
     """The facts of one call as text, in the words `said`: what the explorer shows beside its chart."""
     gate = f"{call.p_remember:.2f}" if call.p_remember is not None else said["not asked"]
     return said["summary"].format(
@@ -176,17 +184,17 @@ def call_summary(call, said=ENGLISH):
         p_expected=f"{call.probabilities[call.expected]:.2f}", gate=gate, tokens=call.input_tokens)
 
 
-def summary_pattern(said):
+def summary_pattern(said: dict[str, str]) -> re.Pattern[str]:
     """A regular expression that reads a summary written in the words `said` back into its fields."""
     parts = re.split(r"\{(\w+)\}", said["summary"])
     return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
                               for index, part in enumerate(parts)) + r"\Z", re.S)
 
 
-def in_chinese(text):
+def in_chinese(text: str) -> str:
     """A text the explorer wrote in English (its fallback text, a summary, the facts' HTML), as it writes it in a
     Chinese notebook."""
-    def summary(found):
+    def summary(found: re.Match[str]) -> str:
         fields = found.groupdict()
         fields["memories"] = CHINESE["none"] if fields["memories"] == ENGLISH["none"] else fields["memories"]
         fields["gate"] = CHINESE["not asked"] if fields["gate"] == ENGLISH["not asked"] else fields["gate"]
@@ -210,7 +218,7 @@ CHART_WIDTH = f"{CHART_INCHES[0] * 100:.0f}px"  # as wide as a notebook's own ch
 LINK_STYLE = "color: var(--jp-content-link-color, #1976d2); text-decoration: underline"
 
 
-def chart_png(call):
+def chart_png(call: RecordedCall) -> bytes:
     fig, ax = plt.subplots(figsize=CHART_INCHES)
     bar_chart(ax, call)
     ax.set_title(f"{call.customer} · {call.subject} · {', '.join(call.memories) or '–'}", fontsize=10)
@@ -225,7 +233,7 @@ EXPLORERS_MADE = itertools.count(1)  # in this kernel: each explorer's model id 
 NOTHING_RECORDED = "No recorded routing call of a later message in the cache yet."
 
 
-def memory_explorer(calls):
+def memory_explorer(calls: list[RecordedCall]) -> Any:
     """Three dropdowns over the recorded routing calls (customer, later message, memory set) and what Jev answered."""
     import ipywidgets as widgets  # only the explorer needs it
 
@@ -233,13 +241,13 @@ def memory_explorer(calls):
     from ipywidgets.widgets.widget_string import HTMLStyle
 
     class MemoryExplorer(widgets.VBox):
-        def __init__(self, calls):
+        def __init__(self, calls: list[RecordedCall]) -> None:
             # Model ids of our own, not random ones, for the explorer and every model it is made of: the notebook's
             # saved output names the explorer's, and its saved widget state (which JupyterLab shows before the
             # kernel runs) names them all, so Restart Kernel and Run All leaves both as committed.
             name = f"memory-explorer-{next(EXPLORERS_MADE)}"
 
-            def ids(part, style=None, **layout):
+            def ids(part: str, style: Any = None, **layout: object) -> dict[str, Any]:
                 made = {"model_id": f"{name}-{part}", "layout": widgets.Layout(model_id=f"{name}-{part}-layout",
                                                                                **layout)}
                 return made | ({"style": style(model_id=f"{name}-{part}-style")} if style else {})
@@ -264,7 +272,7 @@ def memory_explorer(calls):
             else:
                 self.facts.value = f"<pre>{html.escape(NOTHING_RECORDED)}</pre>"
 
-        def chosen(self, _change=None):
+        def chosen(self, _change: object = None) -> None:
             """Offer only what was recorded for the customer (and message) chosen, then show the call chosen."""
             if self.updating:  # the dropdowns below are being set here
                 return
@@ -282,19 +290,19 @@ def memory_explorer(calls):
             self.show()
 
         @property
-        def shown(self):
+        def shown(self) -> RecordedCall:
             """The recorded call the dropdowns point at."""
             return next(call for call in self.calls if (call.customer, call.subject, call.memories)
                         == (self.customer.value, self.subject.value, self.memories.value))
 
-        def show(self):
+        def show(self) -> None:
             call = self.shown
             self.chart.value = chart_png(call)
             self.facts.value = (f"<pre>{html.escape(call_summary(call, self.words))}</pre>"
                                 f'<a href="{html.escape(call.link)}" target="_blank" style="{LINK_STYLE}">'
                                 f'{self.words["link"]}</a>')
 
-        def _repr_mimebundle_(self, **kwargs):
+        def _repr_mimebundle_(self, **kwargs: object) -> dict[str, Any]:
             bundle = super()._repr_mimebundle_(**kwargs)
             shown = call_summary(self.shown, self.words) if self.calls else NOTHING_RECORDED
             bundle["text/plain"] = self.words["text"] + shown

@@ -6,20 +6,23 @@ import contextlib
 import html
 import io
 import os
+from collections.abc import Iterator
 
 from IPython.display import display
+
+__all__ = ["CHINESE_SUMMARY", "FoldedAnswer", "SUMMARY", "folded_answer", "in_chinese_notebook", "summary"]
 
 SUMMARY = "Show the answer"
 CHINESE_SUMMARY = "显示答案"  # the Chinese edition's label (scripts/sync_chinese.py puts it in the committed outputs)
 
 
-def in_chinese_notebook():
+def in_chinese_notebook() -> bool:
     """Whether this kernel runs a notebook of the Chinese edition: JupyterLab's server names a kernel's notebook in
     JPY_SESSION_NAME, and the Chinese edition's notebooks end in .zh.ipynb."""
     return os.environ.get("JPY_SESSION_NAME", "").endswith(".zh.ipynb")
 
 
-def summary():
+def summary() -> str:
     """The label in the reader's language (so that Run All then Save in one leaves its outputs as committed)."""
     return CHINESE_SUMMARY if in_chinese_notebook() else SUMMARY
 
@@ -27,18 +30,18 @@ def summary():
 class FoldedAnswer:
     """Printed text that displays as HTML folded in <details> (as plain text where HTML cannot be shown)."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return f"<details><summary>{summary()}</summary><pre>{html.escape(self.text)}</pre></details>"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.text
 
 
 @contextlib.contextmanager
-def folded_answer():
+def folded_answer() -> Iterator[None]:
     """Fold what the block prints, so that a student predicts before opening it."""
     printed = io.StringIO()
     try:

@@ -19,11 +19,14 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypedDict
 
 from memory_cookbook.classroom.folded import in_chinese_notebook
-from memory_cookbook.desk.records import (STATUSES, DeskStore, LedgerEntry, MemoryRecord, Provenance, Status,
-                                          iso_utc, utc)
+from memory_cookbook.contract import LedgerEntry
+from memory_cookbook.desk.records import STATUSES, DeskStore, MemoryRecord, Provenance, Status, iso_utc, utc
 
-__all__ = ["CARD_MIME", "CardAnswer", "CardData", "CardMemory", "Language", "MemoryCard", "card_data", "card_html",
-           "card_text", "memory_card"]
+__all__ = ["BAR", "CARD_MIME", "CARD_STYLE", "CHINESE", "CardAnswer", "CardData", "CardMemory", "ENGLISH", "FAINT",
+           "LABELS", "LABEL_STYLE", "Labels", "Language", "MemoryCard", "STATUS_COLOURS", "TEXT_WIDTH", "VALUE_STYLE",
+           "card_data", "card_html", "card_memory", "card_text", "customer_text", "display_width", "fields", "heading",
+           "memory_card", "memory_html", "probability_bar", "shown_answer", "shown_time", "status_badge",
+           "summary_line", "times_carried", "title_line"]
 
 CARD_MIME = "application/vnd.memory-card+json"
 Language = Literal["en", "zh"]

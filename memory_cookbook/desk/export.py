@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from memory_cookbook.checked_files import read_json
-from memory_cookbook.desk.records import (STATUSES, DeskStore, LedgerEntry, MemoryItem, MemoryRecord, Provenance,
-                                          Status, iso_utc, utc)
+from memory_cookbook.contract import LedgerEntry, MemoryItem
+from memory_cookbook.desk.records import STATUSES, DeskStore, MemoryRecord, Provenance, Status, iso_utc, utc
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "CustomerAlreadyKept", "CustomerData", "CustomerExport", "ExportedMemory",
-           "ImportReport", "NotACustomerExport", "customer_export", "export_customer", "import_customer",
-           "load_customer_export", "read_customer_export"]
+__all__ = ["CustomerAlreadyKept", "CustomerData", "CustomerExport", "ExportedMemory", "FORMAT", "FORMAT_VERSION",
+           "ImportReport", "LEDGER_FIELDS", "NotACustomerExport", "Reader", "counted", "customer_export",
+           "export_customer", "exported_memory", "import_customer", "load_customer_export", "read_customer_export",
+           "shown"]
 
 FORMAT = "memory-cookbook/customer-export"
 FORMAT_VERSION = 1
@@ -173,7 +174,7 @@ class Reader:
             raise self.wrong(f"{field}.customer", f"is {shown(entry['customer'])}, not the document's customer"
                              f" {customer!r}")
         for key, (kind, wanted) in LEDGER_FIELDS.items():
-            if key in entry and not (key == "ticket" and entry[key] is None):
+            if key in entry:
                 self.of_type(entry[key], f"{field}.{key}", kind, wanted)
         for key in ("questions", "memories_sent"):
             for index, item in enumerate(entry.get(key, ())):
@@ -194,12 +195,14 @@ class Reader:
             ledger=[self.ledger_entry(value, f"ledger[{index}]", customer) for index, value in enumerate(ledger)])
 
 
-# What a ledger entry may hold beside its customer, and the JSON type of each (docs/customer_export.md).
+# What a ledger entry (memory_cookbook.contract.LedgerEntry) may hold beside its customer, and the JSON type of each
+# (docs/customer_export.md).
 LEDGER_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "ticket": (str, "a ticket id or null"), "questions": (list, "a list of question ids"),
+    "ticket": ((str, type(None)), "a ticket id or null"), "questions": (list, "a list of question ids"),
     "memories_sent": (list, "a list of ticket ids"), "answer": (dict, "a JSON object"),
     "p_remember": ((int, float), "a number"), "remember_at": ((int, float), "a number"),
-    "saved": (bool, "true or false"), "input_tokens": (int, "a whole number"), "source": (str, "a string")}
+    "saved": (bool, "true or false"), "input_tokens": ((int, type(None)), "a whole number or null"),
+    "source": (str, "a string")}
 
 
 def shown(value: object) -> str:

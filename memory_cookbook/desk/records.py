@@ -7,39 +7,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, NotRequired, Protocol, Required, TypedDict
+from typing import Literal, Protocol, TypedDict
 
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, Score, SystemOneResponse
 
+from memory_cookbook.contract import LedgerEntry, MemoryItem
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.memory_checks import checked_memory
 
-__all__ = ["STATUSES", "DeskStore", "LedgerEntry", "MemoryItem", "MemoryRecord", "Provenance", "Status",
-           "answer_probabilities", "iso_utc", "utc"]
-
-
-# The shapes of issue 34's store contract (memory_cookbook/contract.py), until it lands: imported from there then.
-class MemoryItem(TypedDict):
-    """One memory: the ticket's state as it came (without memories), and what Jev answered about it."""
-
-    request: dict[str, Any]
-    jev_answered: dict[str, Any]
-
-
-class LedgerEntry(TypedDict, total=False):
-    """One wrapper call, as the ledger keeps it; only the customer is required."""
-
-    customer: Required[str]
-    ticket: NotRequired[str | None]
-    questions: list[str]
-    memories_sent: list[str | None]
-    answer: dict[str, Any]
-    p_remember: float
-    remember_at: float
-    saved: bool
-    input_tokens: int
-    source: str
-
+__all__ = ["DeskStore", "MemoryRecord", "Provenance", "STATUSES", "Status", "answer_probabilities",
+           "checked_probability", "checked_text", "iso_utc", "utc"]
 
 Status = Literal["in force", "invalidated", "expired"]
 STATUSES: tuple[Status, ...] = ("in force", "invalidated", "expired")

@@ -1,11 +1,13 @@
-"""Generated from the notebooks' `#| export postgres_store` cells by scripts/export_module.py: do not edit."""
+"""Generated from the `#| export postgres_store` cells of notebooks/09_many_app_servers.ipynb by
+scripts/export_module.py. Edit those cells, then run scripts/run_notebooks.py (or export_module.py): never this file."""
 
 import hashlib
 import json
 import psycopg
 import shlex
-from contextlib import contextmanager
-from memory_cookbook.from_notebooks.ledger import forget_entries
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from memory_cookbook.contract import LedgerEntry, MemoryItem, SavedMemory
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.memory_checks import checked_entry, checked_memory
 from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMissing, QueryFailed, checked_id,
@@ -16,6 +18,13 @@ from memory_cookbook.postgres.errors import (DatabaseUnavailable, MemoryTablesMi
 from memory_cookbook.postgres.pool import connection_pool, new_session, pooled, session_options
 from pathlib import PurePosixPath
 from psycopg import sql
+from psycopg_pool import ConnectionPool
+from typing import Any
+
+__all__ = ["CUSTOMER_SETTING", "FUNCTIONS", "GRANTS", "NAME_CUSTOMER", "ORPHAN_FILES", "PARTITION", "PARTITIONS",
+           "PostgresStore", "STORE_FUNCTIONS", "STORE_MADE", "STORE_OBJECTS", "TABLES", "TABLE_RULES",
+           "create_memory_tables", "dollar_quote", "erase_forgotten", "grant_row_rights", "orphan_files",
+           "store_version"]
 
 
 # %% ../../notebooks/09_many_app_servers.ipynb 0ce72fd9
@@ -142,14 +151,14 @@ WHERE n.nspname = %(schema)s
 """
 
 
-def store_version(partitions):
+def store_version(partitions: int) -> str:
     """What create_memory_tables writes on to_erase (as its comment) once every part is made: these definitions and the
     number of partitions, as a digest."""
     made = "".join([TABLES, STORE_FUNCTIONS, TABLE_RULES, PARTITION, str(partitions)])
     return f"memory_cookbook store {hashlib.sha256(made.encode()).hexdigest()[:16]}"
 
 
-def dollar_quote(schema):
+def dollar_quote(schema: str) -> str:
     """A dollar-quote tag for the functions' bodies that the schema's name does not hold: any name PostgreSQL takes
     (we$$ird, end$$) ends no body early."""
     tag, number = "$body$", 0
@@ -159,7 +168,7 @@ def dollar_quote(schema):
     return tag
 
 
-def create_memory_tables(url, schema="memory_cookbook", partitions=PARTITIONS):
+def create_memory_tables(url: str, schema: str = "memory_cookbook", partitions: int = PARTITIONS) -> None:
     """Create the schema, the tables, their partitions, their policies and checks, and the store's functions, if
     they are not there: once, as a role that may create them (it owns them). Processes doing it at once take turns
     (an advisory lock). Run again when every part is there as this version makes it, it changes nothing and locks no
@@ -199,7 +208,7 @@ GRANT EXECUTE ON FUNCTION {schema}.recall_memories(TEXT),
 """
 
 
-def grant_row_rights(url, role, schema="memory_cookbook"):
+def grant_row_rights(url: str, role: str, schema: str = "memory_cookbook") -> None:
     """Let `role` save, recall, log and forget, through the store's functions, and nothing more: no right on a table
     of the schema (so no row of its own choosing, and no lock that would stall the others), a sequence, or
     note_for_erasure. Rights an earlier version granted (on the tables, their sequences) are taken back."""
@@ -225,8 +234,9 @@ class PostgresStore:
     No statement runs, waits for a lock, or leaves its transaction idle longer than the limits (seconds; `options` in
     the URL may set them too)."""
 
-    def __init__(self, url, schema="memory_cookbook", timeout=5, max_connections=4, statement_timeout=30,
-                 lock_timeout=5, idle_in_transaction_timeout=60):
+    def __init__(self, url: str, schema: str = "memory_cookbook", timeout: int = 5, max_connections: int = 4,
+                 statement_timeout: float = 30, lock_timeout: float = 5,
+                 idle_in_transaction_timeout: float = 60) -> None:
         self.url, self.schema = url, schema
         self.memories, self.ledger_table, self.to_erase, self.note_for_erasure = (
             sql.Identifier(schema, name) for name in ("memories", "ledger", "to_erase", "note_for_erasure"))
@@ -247,14 +257,14 @@ class PostgresStore:
         self.lent = connection_pool(url, min_size=0, max_size=max_connections, timeout=timeout, kwargs=settings,
                                     reset=new_session)
 
-    def __enter__(self):
+    def __enter__(self) -> "PostgresStore":
         return self
 
-    def __exit__(self, *exception):
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     @contextmanager
-    def pooled(self, pool):
+    def pooled(self, pool: ConnectionPool[Any]) -> Iterator[psycopg.Connection[Any]]:
         """A connection of `pool` that the server has not closed meanwhile, back to it at the end of the block;
         psycopg's errors raised as the DatabaseError that says what happened."""
         try:
@@ -268,13 +278,13 @@ class PostgresStore:
                 raise missing_tables(self.url, self.schema) from error.__cause__
             raise
 
-    def connection(self):
+    def connection(self) -> AbstractContextManager[psycopg.Connection[Any]]:
         """A connection lent for the block, which comes back as a new session (whatever it was SET to): each
         statement is a transaction of its own (autocommit)."""
         return self.pooled(self.lent)
 
     @contextmanager
-    def as_customer(self, customer):
+    def as_customer(self, customer: str | None) -> Iterator[psycopg.Connection[Any]]:
         """A lent connection in one transaction that may see `customer`'s rows only, if its role is under row-level
         security (with None, no customer's): committed at the end of the block, rolled back on any error."""
         with self.connection() as db, db.transaction():
@@ -282,70 +292,66 @@ class PostgresStore:
                 db.execute(NAME_CUSTOMER, (CUSTOMER_SETTING, customer))
             yield db
 
-    def transaction(self):
+    def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]:
         """A lent connection in one transaction, with no customer named."""
         return self.as_customer(None)
 
-    def call(self, function, *args):
+    def call(self, function: str, *args: object) -> list[Any]:
         """One of the store's functions: a single statement, so one transaction and one round trip, prepared once per
         connection. Its rows."""
         with self.pooled(self.pool) as db:
             return db.execute(self.calls[function], args, prepare=True).fetchall()
 
-    def execute(self, query, *params):
+    def execute(self, query: Any, *params: object) -> Any:
         """One statement (a string or psycopg.sql), a transaction of its own, with no customer named: its rows, or
         how many rows it changed. Without params, a % in the query is a %."""
         with self.connection() as db:
             cursor = db.execute(query, params or None, prepare=False)
             return cursor.fetchall() if cursor.description else cursor.rowcount
 
-    def recall(self, customer):
+    def recall(self, customer: str) -> list[MemoryItem]:
         rows = self.call("recall_memories", checked_id("customer", customer))
         return [{"request": json.loads(request), "jev_answered": json.loads(answered)} for request, answered in rows]
 
-    def save(self, customer, memory, p_remember, model):
+    def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str) -> None:
         request, answered = checked_memory(memory)  # JSON text, or a ValueError naming what is wrong
         self.call("save_memory", checked_id("customer", customer),
                   checked_id("ticket id", ticket_id(memory), optional=True), request, answered,
                   checked_probability("p_remember", p_remember), checked_text("model", model))
 
-    def forget_ticket(self, ticket, customer=None):
-        """Delete the memory `customer` saved from `ticket` (no other customer's): how many. Only the tables' owner
-        may leave out the customer, to delete that ticket's memory whoever saved it."""
-        ticket = checked_id("ticket id", ticket)
-        if customer is not None:
-            return self.call("forget_ticket", checked_id("customer", customer), ticket)[0][0]
-        if not self.owner:
-            raise ValueError("forget_ticket needs the customer: this role reaches a customer's rows only through the"
-                             " store's functions, each given its customer")
-        with self.transaction() as db:
-            return db.execute(sql.SQL("WITH gone AS (DELETE FROM {} WHERE ticket_id = %s RETURNING tableoid)"
-                                      " SELECT count(*), {}(array_agg(DISTINCT tableoid)) FROM gone").format(
-                self.memories, self.note_for_erasure), (ticket,), prepare=False).fetchone()[0]
-
-    def forget_customer(self, customer):
-        """Delete the customer's memories and ledger entries in one statement, so that no query sees one without the
-        other, then their entries in LEDGER. Nobody waits: their bytes stay in the table files until erase_forgotten
-        rewrites the partitions that hold them."""
-        forgotten = self.call("forget_customer", checked_id("customer", customer))[0][0]
-        forget_entries(customer)  # only once the database has forgotten them too
+    def forget_ticket(self, customer: str, ticket: str) -> int:
+        """Delete the memory `customer` saved from `ticket` (no other customer's): how many."""
+        forgotten: int = self.call("forget_ticket", checked_id("customer", customer),
+                                   checked_id("ticket id", ticket))[0][0]
         return forgotten
 
-    def log(self, entry):
+    def forget_customer(self, customer: str) -> int:
+        """Delete the customer's memories and ledger entries in one statement, so that no query sees one without the
+        other. Nobody waits: their bytes stay in the table files until erase_forgotten rewrites the partitions that
+        hold them."""
+        forgotten: int = self.call("forget_customer", checked_id("customer", customer))[0][0]
+        return forgotten
+
+    def log(self, entry: LedgerEntry) -> None:
         text = checked_entry(entry)  # JSON text, or a ValueError naming what is wrong
         self.call("log_entry", checked_id("customer", entry["customer"]), text)
 
-    def ledger(self):
-        """Every ledger entry, in the order logged: the owner's view (the app role may not read the table)."""
-        rows = self.execute(sql.SQL("SELECT entry::text FROM {} ORDER BY id").format(self.ledger_table))
+    def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
+        """The ledger's entries in the order logged, the customer's or (None) every customer's: the owner's view (the
+        app role may not read the table)."""
+        if customer is None:
+            rows = self.execute(sql.SQL("SELECT entry::text FROM {} ORDER BY id").format(self.ledger_table))
+        else:
+            rows = self.execute(sql.SQL("SELECT entry::text FROM {} WHERE customer_id = %s ORDER BY id").format(
+                self.ledger_table), checked_id("customer", customer))
         return [json.loads(entry) for (entry,) in rows]
 
-    def saved(self):
+    def saved(self) -> list[SavedMemory]:
         """(customer, ticket, P(remember), model) for every memory, in the order saved: the owner's view."""
-        return self.execute(sql.SQL("SELECT customer_id, ticket_id, p_remember, model FROM {} ORDER BY id").format(
-            self.memories))
+        return [SavedMemory(*row) for row in self.execute(sql.SQL(
+            "SELECT customer_id, ticket_id, p_remember, model FROM {} ORDER BY id").format(self.memories))]
 
-    def close(self):
+    def close(self) -> None:
         self.pool.close()
         self.lent.close()
 
@@ -364,23 +370,23 @@ FROM pg_database WHERE datname = current_database()
 """
 
 
-def orphan_files(db):
+def orphan_files(db: psycopg.Connection[Any]) -> tuple[list[str] | None, str | None]:
     """(the files of the database's folder that no relation names and that hold bytes, the guide's command that
     removes them once the server is stopped): the copies a rewrite killed midway leaves, or, while another session
     creates or rewrites a table, its new files. Looked for again after a checkpoint, as the guide does, when there are
     any. (None, None) when the role may not look (it takes a superuser)."""
     try:
-        folder, database, files = db.execute(ORPHAN_FILES).fetchone()
+        folder, database, files = db.execute(ORPHAN_FILES).fetchone() or ("", 0, [])
         if files:
             db.execute("CHECKPOINT")
-            folder, database, files = db.execute(ORPHAN_FILES).fetchone()
+            folder, database, files = db.execute(ORPHAN_FILES).fetchone() or ("", 0, [])
     except psycopg.errors.InsufficientPrivilege:
         return None, None
     paths = [str(PurePosixPath(folder, "base", str(database), file)) for file in files]
     return paths, ("rm -- " + " ".join(shlex.quote(path) for path in paths)) if paths else None
 
 
-def erase_forgotten(url, schema="memory_cookbook", lock_timeout=2):
+def erase_forgotten(url: str, schema: str = "memory_cookbook", lock_timeout: float = 2) -> dict[str, Any]:
     """Rewrite each partition of the store's tables in `schema` that forgetting noted (VACUUM FULL), one at a time,
     so that their bytes leave the table files: run by the tables' owner, say nightly. A rewrite not granted its lock
     within `lock_timeout` seconds gives up, and its notes stay for the next run; a note that names anything but a
@@ -388,7 +394,8 @@ def erase_forgotten(url, schema="memory_cookbook", lock_timeout=2):
     crash during an earlier rewrite leaves them, holding the rows it was copying). {"rewritten": [...], "waited": [...],
     "skipped": [...], "orphan_files": [...], or None if not looked for, "remove_them": the command, once the server
     is stopped}."""
-    to_erase, done = sql.Identifier(schema, "to_erase"), {"rewritten": [], "waited": [], "skipped": []}
+    to_erase = sql.Identifier(schema, "to_erase")
+    done: dict[str, Any] = {"rewritten": [], "waited": [], "skipped": []}
     with database_errors(url), psycopg.connect(url, autocommit=True,
                                                options=session_options(url, lock_timeout=lock_timeout)) as db:
         noted = db.execute(sql.SQL(

@@ -1,28 +1,26 @@
-"""Plumbing for notebook 09's app servers, which are child processes: the variable that names the lesson file a child
-loads (memory_cookbook.locations.load_lesson: the runtime package never imports the lesson by name), and reading a
-child's stderr as it comes, so that a chatty child never blocks on a full pipe and its last words are there when it
-stops."""
+"""Plumbing for notebook 09's app servers, which are child processes: a child's stderr read as it comes, so that a
+chatty child never blocks on a full pipe and its last words are there when it stops."""
 
 import collections
 import threading
+from typing import TextIO
 
-LESSON_FILE_VARIABLE = "APP_SERVER_LESSON_FILE"  # the lesson file an app server loads (locations.load_lesson)
-
+__all__ = ["StderrReader"]
 
 class StderrReader:
     """A thread that reads a process's stderr line by line as it comes, keeping the last `keep` lines."""
 
-    def __init__(self, stream, keep=200):
-        self.lines = collections.deque(maxlen=keep)
+    def __init__(self, stream: TextIO, keep: int = 200) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=keep)
         self.thread = threading.Thread(target=self.read, args=(stream,), daemon=True)
         self.thread.start()
 
-    def read(self, stream):
+    def read(self, stream: TextIO) -> None:
         for line in stream:
             self.lines.append(line)
         stream.close()
 
-    def text(self, wait=5):
+    def text(self, wait: float = 5) -> str:
         """What the process wrote last; once it has exited, waits (at most `wait` s) for the end of the pipe."""
         self.thread.join(timeout=wait)
         return "".join(self.lines)

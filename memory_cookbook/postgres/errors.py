@@ -9,12 +9,20 @@ psycopg.OperationalError). Also the checks that refuse, before anything is writt
 import os
 import re
 import urllib.parse
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 from psycopg_pool import PoolTimeout
 
 from memory_cookbook.shown_as_message import ShownAsMessage
+
+__all__ = ["CONNECTION_LOST", "DATABASE_URL_VARIABLE", "DatabaseError", "DatabaseRefused", "DatabaseUnavailable",
+           "ID_MAX_LENGTH", "KEY_VALUE", "MemoryTablesMissing", "QueryFailed", "REFUSED", "ROW_SECURITY_REFUSED",
+           "TOO_MANY_CONNECTIONS", "URI_SCHEMES", "WHAT_TO_DO", "checked_id", "checked_probability", "checked_text",
+           "database_errors", "from_the_variable", "masked", "masking", "missing_tables", "password_spans",
+           "passwords", "reason", "sqlstate_of", "translated"]
 
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 ID_MAX_LENGTH = 200  # characters in a customer or ticket id: far above any id in the data, far below a page
@@ -43,7 +51,7 @@ URI_SCHEMES = ("postgresql://", "postgres://")
 KEY_VALUE = re.compile(r"\s*(?P<key>[^\s=]+)\s*=\s*(?P<value>'(?:[^'\\]|\\.)*'|(?:[^\s\\]|\\.)*)")
 
 
-def password_spans(conninfo):
+def password_spans(conninfo: str) -> list[tuple[int, int]]:
     """Where `conninfo` writes a password, read the way libpq reads it (its conninfo_uri_parse_options and
     conninfo_parse): [(start, end)]. In a URL, the user information runs to the first @ before any /, and the password
     from its first colon (so it may hold #, ?, a colon); then any password=... among the parameters after ?. In the
@@ -78,23 +86,25 @@ def password_spans(conninfo):
     return spans
 
 
-def masking(conninfo):
+def masking(conninfo: str) -> tuple[str, list[str]]:
     """(the connection string with its password shown as ***, the passwords as written in it). When libpq would read
     the string otherwise than as masked here, the whole string is given again from what libpq reads, in the key-value
     form, its password ***."""
     spans = password_spans(conninfo)
-    shown, written, last = [], [], 0
+    parts: list[str] = []
+    written: list[str] = []
+    last = 0
     for start, end in sorted(span for span in spans if span[0] < span[1]):  # an empty password hides nothing
-        shown += [conninfo[last:start], "***"]
+        parts += [conninfo[last:start], "***"]
         written.append(conninfo[start:end])
         last = end
-    shown = "".join(shown) + conninfo[last:]
+    shown = "".join(parts) + conninfo[last:]
     try:
         read = psycopg.conninfo.conninfo_to_dict(conninfo)
     except psycopg.ProgrammingError:  # libpq cannot parse it, so cannot connect with it: masked as written
         return shown, written
     if read.get("password"):
-        written.append(read["password"])
+        written.append(str(read["password"]))
         try:
             masked_read = psycopg.conninfo.conninfo_to_dict(shown)
         except psycopg.ProgrammingError:
@@ -104,19 +114,19 @@ def masking(conninfo):
     return shown, written
 
 
-def masked(conninfo):
+def masked(conninfo: str) -> str:
     """The connection string with the password libpq would read in it shown as ***, however it is written (in a URL's
     user information, percent-encoded or not, as ?password=, or as password=... in the key-value form)."""
     return masking(conninfo)[0]
 
 
-def passwords(conninfo):
+def passwords(conninfo: str) -> list[str]:
     """The passwords a connection string holds, as written and as libpq reads them, to take out of messages."""
     return sorted({password for password in masking(conninfo)[1] if password and password != "***"}, key=len,
                   reverse=True)
 
 
-def reason(error, conninfo):
+def reason(error: BaseException, conninfo: str) -> str:
     """psycopg's message on one line, with no password of the connection string in it."""
     text = " ".join(str(error).split())
     for password in passwords(conninfo):
@@ -130,7 +140,7 @@ class DatabaseError(ShownAsMessage, psycopg.DatabaseError):
     `except psycopg.DatabaseError` (or psycopg.OperationalError, for the two that are about the connection) catches it;
     psycopg's own error is its __cause__."""
 
-    def __init__(self, message, database, sqlstate=None):
+    def __init__(self, message: str, database: str, sqlstate: str | None = None) -> None:
         super().__init__(message)
         self.database, self.sqlstate = database, sqlstate
 
@@ -151,11 +161,11 @@ class MemoryTablesMissing(QueryFailed, psycopg.ProgrammingError):
     """The store's tables are not in this database and schema: create_memory_tables makes them, once."""
 
 
-def sqlstate_of(error):
+def sqlstate_of(error: BaseException) -> str | None:
     return getattr(error, "sqlstate", None) or getattr(getattr(error, "diag", None), "sqlstate", None)
 
 
-def from_the_variable(conninfo):
+def from_the_variable(conninfo: str) -> str:
     """Where the URL came from, when it is COOKBOOK_DATABASE_URL's: a URL written in code needs no such hint."""
     if conninfo != os.environ.get(DATABASE_URL_VARIABLE):
         return ""
@@ -163,7 +173,7 @@ def from_the_variable(conninfo):
             " own, which stops with the kernel)")
 
 
-def translated(error, conninfo):
+def translated(error: BaseException, conninfo: str) -> DatabaseError:
     """The DatabaseError that says what `error` (a psycopg error or the pool's timeout) means."""
     database, state, said = masked(conninfo), sqlstate_of(error), reason(error, conninfo)
     code = f" (SQLSTATE {state})" if state else ""
@@ -202,7 +212,7 @@ def translated(error, conninfo):
 
 
 @contextmanager
-def database_errors(conninfo):
+def database_errors(conninfo: str) -> Iterator[None]:
     """psycopg's errors inside the block, raised as the DatabaseError that says what happened (psycopg's error kept
     as its cause)."""
     try:
@@ -213,7 +223,7 @@ def database_errors(conninfo):
         raise translated(error, conninfo) from error
 
 
-def missing_tables(conninfo, schema):
+def missing_tables(conninfo: str, schema: str) -> MemoryTablesMissing:
     return MemoryTablesMissing(
         f"The memory store's tables are not in schema {schema!r} of the database at {masked(conninfo)}. Create them"
         f" once, as a role that may create tables there: create_memory_tables(url, schema={schema!r}) from"
@@ -221,7 +231,7 @@ def missing_tables(conninfo, schema):
         f" {DATABASE_URL_VARIABLE}.", masked(conninfo), "42P01")
 
 
-def checked_text(field, value, max_length=None, optional=False):
+def checked_text(field: str, value: object, max_length: int | None = None, optional: bool = False) -> Any:
     """`value`, if PostgreSQL can store it in a TEXT column as `field`: a string without NUL characters, non-empty,
     at most `max_length` characters; None passes when `optional`. Otherwise a ValueError naming the field."""
     if value is None and optional:
@@ -240,12 +250,12 @@ def checked_text(field, value, max_length=None, optional=False):
     return value
 
 
-def checked_id(field, value, optional=False):
+def checked_id(field: str, value: object, optional: bool = False) -> Any:
     """A customer or ticket id the store can keep: see checked_text, with ID_MAX_LENGTH."""
     return checked_text(field, value, ID_MAX_LENGTH, optional)
 
 
-def checked_probability(field, value):
+def checked_probability(field: str, value: object) -> float:
     """`value`, if it is a probability: a real number from 0 to 1 (NaN is not). Otherwise a ValueError naming the
     field."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:

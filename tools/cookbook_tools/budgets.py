@@ -24,8 +24,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -69,7 +71,7 @@ class Figure:
     note: str = ""
 
     @property
-    def over(self):
+    def over(self) -> bool:
         return self.value is not None and (self.value > self.budget if self.at_most else self.value < self.budget)
 
 
@@ -86,7 +88,7 @@ CODE_WORD = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+")  # `basic_memory.REMEMBER_AT 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # a Chinese character (字)
 
 
-def spoken(markdown):
+def spoken(markdown: str) -> str:
     """The text a teacher reads aloud from Markdown: no code fences (shown, not read), HTML tags or link targets;
     inline code as the words one says for it (`ask_with_memory(state)` is "ask with memory state")."""
     for pattern in (FENCED_CODE, HTML_TAG):
@@ -95,17 +97,17 @@ def spoken(markdown):
     return INLINE_CODE.sub(lambda code: f" {' '.join(CODE_WORD.findall(code.group()))} ", markdown)
 
 
-def spoken_words(markdown):
+def spoken_words(markdown: str) -> int:
     """The words read aloud in Latin script (WORD), ids and numbers included; Chinese characters are counted apart
     (chinese_characters)."""
     return len(WORD.findall(HAN.sub(" ", spoken(markdown))))
 
 
-def chinese_characters(markdown):
+def chinese_characters(markdown: str) -> int:
     return len(HAN.findall(spoken(markdown)))
 
 
-def read_markdown(path):
+def read_markdown(path: Path) -> list[str]:
     """The Markdown cells of a notebook (a Chinese-only cell, such as 01's glossary, is for reference, not read
     aloud), or a Markdown file's text."""
     if path.suffix != ".ipynb":
@@ -121,15 +123,15 @@ class Reading:
     words: int
     characters: int = 0
 
-    def minutes(self, rate, chinese_rate):
+    def minutes(self, rate: float, chinese_rate: float) -> float:
         return self.words / rate + self.characters / chinese_rate
 
-    def described(self, rate, chinese_rate):
+    def described(self, rate: float, chinese_rate: float) -> str:
         words = f"{self.words:,} words at {rate} a minute"
         return f"{self.characters:,} 字 at {chinese_rate} a minute and {words}" if self.characters else words
 
 
-def reading(path):
+def reading(path: Path) -> "Reading":
     texts = read_markdown(path)
     return Reading(sum(map(spoken_words, texts)), sum(map(chinese_characters, texts)))
 
@@ -140,7 +142,7 @@ READING_RATE = re.compile(r"about (?P<rate>\d+) words a minute")
 CHINESE_READING_RATE = re.compile(r"每分钟约 ?(?P<rate>\d+) ?字")
 
 
-def reading_slots(guide_text):
+def reading_slots(guide_text: str) -> tuple[int, dict[str, float]]:
     """(words a minute, {notebook: minutes of reading aloud}) from the teacher's guide's tables of slots (the
     lesson's, and the optional parts')."""
     rate = READING_RATE.search(guide_text)
@@ -151,7 +153,7 @@ def reading_slots(guide_text):
     return int(rate["rate"]), slots
 
 
-def chinese_reading_rate(guide_text):
+def chinese_reading_rate(guide_text: str) -> int:
     """字 a minute, from the Chinese teacher's guide ("每分钟约 230 字")."""
     rate = CHINESE_READING_RATE.search(guide_text)
     if not rate:
@@ -160,14 +162,14 @@ def chinese_reading_rate(guide_text):
     return int(rate["rate"])
 
 
-def chinese_twin(name):
+def chinese_twin(name: str) -> str:
     return name.removesuffix(".ipynb") + ".zh.ipynb"
 
 
 LESSON = [f"{number:02}" for number in range(1, 7)]  # the notebooks of the 45-minute lesson, 01-06
 
 
-def word_figures(root):
+def word_figures(root: Path) -> list["Figure"]:
     """Each notebook with a slot in the guide, and its Chinese twin, read aloud in minutes (to a tenth) against the
     slot; 01-06 together, 04, 07, 08, 09 and the README in words read aloud, against the issues' budgets
     (WORD_BUDGETS)."""
@@ -198,19 +200,19 @@ PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 ORPHANS_WAIT = 30  # seconds a command's leftover processes get to exit before its CPU time is taken
 
 
-def adopt_orphans():
+def adopt_orphans() -> None:
     """Make this process the reaper of its descendants' orphans (Linux): a daemon a command leaves (a database
     server) is then waited for here, and its CPU time counted."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def children_cpu():
+def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def reap_orphans(wait=0.0):
+def reap_orphans(wait: float = 0.0) -> int:
     """Wait for the orphans adopt_orphans made ours, at most `wait` seconds for those still running (a kernel exits
     a moment after its parent): how many are left running then."""
     deadline = time.monotonic() + wait
@@ -225,7 +227,7 @@ def reap_orphans(wait=0.0):
             time.sleep(0.05)
 
 
-def parent_of(process):
+def parent_of(process: Path) -> int | None:
     try:
         return int((process / "stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
@@ -242,13 +244,13 @@ class Run:
     left_running: int = 0  # processes it started that still ran ORPHANS_WAIT seconds after it exited
 
 
-def quiet_environment():
+def quiet_environment() -> dict[str, str]:
     """This environment without a developer's live settings (a key, another cache or database): what is measured is
     the committed, offline cookbook."""
     return {name: value for name, value in os.environ.items() if name not in LIVE_SETTINGS}
 
 
-def timed(command, cwd):
+def timed(command: str, cwd: Path) -> "Run":
     """Run a shell command: its wall time, the CPU time of it and everything it started, its exit status and output."""
     reap_orphans()
     # Output into files, not pipes: a pipe would keep the command "running" until every process it left (a kernel
@@ -263,7 +265,7 @@ def timed(command, cwd):
     return Run(wall, children_cpu() - cpu_before, process.returncode, out + err, out, left)
 
 
-def readme_command(root):
+def readme_command(root: Path) -> tuple[str, str]:
     """(the setup part, the pytest part) of the README's test command, as .ci/run runs it."""
     command = (root / CI_SCRIPT).read_text().strip().splitlines()[-1]
     setup, _, suite = command.partition(SUITE_PART)
@@ -273,14 +275,14 @@ def readme_command(root):
     return setup, SUITE_PART.removeprefix(" && ") + suite
 
 
-def seconds_figure(name, run):
+def seconds_figure(name: str, run: "Run") -> "Figure":
     passed = "" if run.returncode == 0 else f"; FAILED (exit {run.returncode}): {last_line(run.output)}"
     left = f"; {run.left_running} processes it started still running {ORPHANS_WAIT} s after it" \
         if run.left_running else ""
     return Figure(name, round(run.wall, 1), "s", SECONDS_BUDGETS[name], note=f"CPU {run.cpu:.1f} s{left}{passed}")
 
 
-def last_line(output):
+def last_line(output: str) -> str:
     lines = [line for line in output.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no output)"
 
@@ -303,7 +305,7 @@ print(json.dumps(times))
 """
 
 
-def kernel_figures(clone, python):
+def kernel_figures(clone: Path, python: str) -> list["Figure"]:
     """Each English notebook run once in a fresh kernel, in bare kernels' time (the median of three)."""
     run = timed(f"{shlex.quote(python)} -c {shlex.quote(KERNEL_TIMES)}", clone)
     if run.returncode:
@@ -315,7 +317,7 @@ def kernel_figures(clone, python):
                    note=f"{seconds:.2f} s against {bare:.2f} s") for name, seconds in times.items()]
 
 
-def store_figures(clone, python, report_file):
+def store_figures(clone: Path, python: str, report_file: Path) -> list["Figure"]:
     """The store's benchmark ratios at 10,000 memories, from scripts/bench_store.py --json; not measured (and said
     why) when the script has no --json."""
     script = Path(clone) / "scripts" / "bench_store.py"
@@ -331,7 +333,7 @@ def store_figures(clone, python, report_file):
     return store_ratios(json.loads(Path(report_file).read_text()))
 
 
-def store_ratios(report):
+def store_ratios(report: dict[str, Any]) -> list["Figure"]:
     measured = report["sizes"][STORE_SIZE]
     return [Figure(f"store: {name}", round(measured[name], 2), "×", aim, at_most)
             for name, (aim, at_most) in STORE_AIMS.items()]
@@ -339,7 +341,7 @@ def store_ratios(report):
 
 # The report
 
-def machine():
+def machine() -> dict[str, Any]:
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else \
         platform.processor()
@@ -347,19 +349,19 @@ def machine():
             "python": platform.python_version()}
 
 
-def verdict(figure):
+def verdict(figure: "Figure") -> str:
     if figure.value is None:
         return "not measured"
     return "OVER" if figure.over else "ok"
 
 
-def shown(value, unit):
+def shown(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
     return f"{value:,.0f} {unit}" if unit == "words" else f"{value:g} {unit}" if unit != "×" else f"{value:g}×"
 
 
-def table(figures, recorded):
+def table(figures: list["Figure"], recorded: dict[str, Any]) -> str:
     """The Markdown table: each figure now, its budget, the figure recorded last time, the verdict."""
     rows = ["| figure | now | budget | last recorded | verdict | beside it |", "|---|---:|---:|---:|---|---|"]
     for figure in figures:
@@ -370,11 +372,12 @@ def table(figures, recorded):
     return "\n".join(rows)
 
 
-def read_record(path=RECORD_FILE):
+def read_record(path: Path = RECORD_FILE) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {"figures": {}}
 
 
-def record(figures, about, path=RECORD_FILE, maintaining=MAINTAINING):
+def record(figures: list["Figure"], about: dict[str, Any], path: Path = RECORD_FILE,
+           maintaining: Path = MAINTAINING) -> None:
     """Write the figures as the ones recorded last time (with the ones they replace), and their table into
     docs/maintaining.md."""
     previous = read_record(path).get("figures", {})
@@ -389,7 +392,7 @@ def record(figures, about, path=RECORD_FILE, maintaining=MAINTAINING):
     maintaining.write_text(f"{before}{TABLE_START}\n{recorded_table(read_record(path))}\n{TABLE_END}{after}")
 
 
-def recorded_table(recorded):
+def recorded_table(recorded: dict[str, Any]) -> str:
     """The table docs/maintaining.md shows: the recorded figures, the machine, and the figures recorded before."""
     figures = [figure_of(name, value, recorded.get("notes", {}).get(name, ""))
                for name, value in recorded["figures"].items()]
@@ -400,7 +403,7 @@ def recorded_table(recorded):
             f" setup command took {recorded.get('setup', '?')} s.\n\n" + table(figures, recorded.get("previous", {})))
 
 
-def budget_of(name):
+def budget_of(name: str) -> tuple[float, str, bool]:
     """(budget, unit, at most) of a figure, by its name."""
     if name in SECONDS_BUDGETS:
         return SECONDS_BUDGETS[name], "s", True
@@ -416,14 +419,14 @@ def budget_of(name):
     return WORD_BUDGETS[name.rsplit(": ", 1)[0]], "words", True  # "...: prose" (counted before issue 36) too
 
 
-def figure_of(name, value, note=""):
+def figure_of(name: str, value: float | None, note: str = "") -> "Figure":
     budget, unit, at_most = budget_of(name)
     return Figure(name, value, unit, budget, at_most, note)
 
 
 # The check
 
-def fresh_clone(folder, source=ROOT):
+def fresh_clone(folder: Path, source: Path = ROOT) -> tuple[Path, "Run"]:
     """A fresh clone of `source`'s committed HEAD in `folder`, set up with the README's setup command."""
     clone = Path(folder) / "clone"
     subprocess.run(["git", "clone", "--quiet", str(source), str(clone)], check=True)
@@ -434,7 +437,8 @@ def fresh_clone(folder, source=ROOT):
     return clone, run
 
 
-def measure(folder, network=True, store=True, log=print):
+def measure(folder: Path, network: bool = True, store: bool = True,
+            log: Callable[..., None] = print) -> tuple[list["Figure"], dict[str, Any]]:
     """Every figure, measured in a fresh clone under `folder`."""
     log("cloning and setting up (the README's setup command)")
     clone, setup = fresh_clone(folder)
@@ -465,12 +469,12 @@ def measure(folder, network=True, store=True, log=print):
     return figures, {"setup": round(setup.wall, 1), "commit": commit}
 
 
-def uncommitted(root=ROOT):
+def uncommitted(root: Path = ROOT) -> str:
     return subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
                           text=True).stdout.strip()
 
 
-def words_only(root=ROOT):
+def words_only(root: Path = ROOT) -> int:
     figures = word_figures(root)
     print(table(figures, read_record().get("figures", {})))
     over = [figure for figure in figures if figure.over]
@@ -482,7 +486,7 @@ def words_only(root=ROOT):
     return 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Measure every figure the project promises, from a fresh clone of"
                                                  " this repository's HEAD, against its budget and the last record.")
     parser.add_argument("--record", action="store_true",

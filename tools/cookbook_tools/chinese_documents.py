@@ -19,8 +19,10 @@ translating the English paragraphs as they are now.
 import difflib
 import hashlib
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cookbook_tools.paths import ROOT
 
@@ -39,10 +41,10 @@ class Paragraph:
     text: str
 
     @property
-    def digest(self):
+    def digest(self) -> str:
         return paragraph_digest(self.text)
 
-    def opening(self, length=50):
+    def opening(self, length: int = 50) -> str:
         words = " ".join(self.text.split())
         return words if len(words) <= length else words[:length].rsplit(" ", 1)[0] + " …"
 
@@ -55,15 +57,15 @@ class Section:
     digests: list
 
 
-def paragraph_digest(text):
+def paragraph_digest(text: str) -> str:
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:12]
 
 
-def marker_line(digests):
+def marker_line(digests: Iterable[str]) -> str:
     return f"<!-- en: {' '.join(digests)} -->"
 
 
-def paragraphs(text):
+def paragraphs(text: str) -> list[Any]:
     """The English document's paragraphs, in order."""
     found, block, start, fence = [], [], 0, None
     for number, line in enumerate(text.splitlines(), start=1):
@@ -88,7 +90,7 @@ def paragraphs(text):
     return found
 
 
-def sections(text):
+def sections(text: str) -> tuple[list[Any], Any]:
     """The Chinese document's markers, in order, and the lines of text that stand before the first one."""
     found, before = [], []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -110,7 +112,7 @@ class Gap:
     after: object  # the section after which new paragraphs' translations go (None: at the start)
 
 
-def gaps(english_text, chinese_text):
+def gaps(english_text: str, chinese_text: str) -> Iterator[Any]:
     english = paragraphs(english_text)
     found, _ = sections(chinese_text)
     recorded = [(section, digest) for section in found for digest in section.digests]
@@ -130,18 +132,18 @@ class DocumentProblem:
     what: str
     to_translate: bool = True
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.document} line {self.line}: {self.what}"
 
 
-def relative(path):
+def relative(path: Path) -> str:
     try:
         return path.relative_to(ROOT).as_posix()
     except ValueError:
         return path.as_posix()
 
 
-def check_pair(english_path, chinese_path):
+def check_pair(english_path: Path, chinese_path: Path) -> list[Any]:
     """Every English paragraph with no Chinese section recording it as it is now, named with its twin."""
     chinese_name, english_name = relative(chinese_path), relative(english_path)
     if not chinese_path.exists():
@@ -156,7 +158,7 @@ def check_pair(english_path, chinese_path):
     return problems
 
 
-def gap_problems(gap, english_name, chinese_name):
+def gap_problems(gap: Any, english_name: str, chinese_name: str) -> list[Any]:
     record = f"then `{COMMAND} --translated {chinese_name}:{{line}}`"
     lines = sorted({section.line for section, _ in gap.stale})
     if gap.english and gap.stale:
@@ -179,12 +181,12 @@ def gap_problems(gap, english_name, chinese_name):
                             " the paragraphs around it", True) for line in lines]
 
 
-def check(pairs=None):
+def check(pairs: Iterable[tuple[Path, Path]] | None = None) -> list[Any]:
     return [problem for english, chinese in (DOCUMENT_PAIRS if pairs is None else pairs)
             for problem in check_pair(english, chinese)]
 
 
-def mark_translated(chinese_path, english_path, line=None):
+def mark_translated(chinese_path: Path, english_path: Path, line: int | None = None) -> int:
     """Record the section at `line` (or every section with stale digests, when None) as translating the English
     paragraphs it stands for now: in each gap, one stale digest for one changed paragraph in order when their counts
     match, else all the gap's paragraphs go to its first section. Returns how many sections it changed."""
@@ -222,7 +224,7 @@ def mark_translated(chinese_path, english_path, line=None):
     return len(changed)
 
 
-def pair_of(chinese_name, pairs=None):
+def pair_of(chinese_name: str, pairs: Iterable[tuple[Path, Path]] | None = None) -> tuple[Path, Path]:
     """(English path, Chinese path) for a Chinese document named by its path or file name."""
     for english, chinese in DOCUMENT_PAIRS if pairs is None else pairs:
         if Path(chinese_name).name == chinese.name:

@@ -28,8 +28,10 @@ import copy
 import hashlib
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -56,7 +58,7 @@ class Problem:
     what: str
     to_translate: bool = False  # a translator's work (the sync still writes the notebook), not a broken notebook
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.notebook} cell {self.cell}: {self.what}"
 
 
@@ -64,23 +66,23 @@ class SyncError(Exception):
     """A Chinese notebook that cannot be written (the problems say why); nothing of it was written."""
 
 
-def digest(source):
+def digest(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
-def chinese_path(english_path):
+def chinese_path(english_path: Path) -> Path:
     return english_path.with_name(english_path.name.removesuffix(".ipynb") + ".zh.ipynb")
 
 
-def english_notebooks(folder):
+def english_notebooks(folder: Path) -> list[Path]:
     return sorted(path for path in folder.glob("[0-9][0-9]_*.ipynb") if not path.name.endswith(".zh.ipynb"))
 
 
-def read(path):
+def read(path: Path) -> Any:
     return nbformat.read(path, as_version=4)
 
 
-def write(notebook, path):
+def write(notebook: Any, path: Path) -> bool:
     """As JupyterLab's save writes it (nbformat's JSON), so that opening and saving a notebook changes nothing."""
     text = nbformat.writes(notebook) + "\n"
     if not path.exists() or path.read_text(encoding="utf-8") != text:
@@ -89,12 +91,12 @@ def write(notebook, path):
     return False
 
 
-def has_stable_id(cell):
+def has_stable_id(cell: Any) -> bool:
     cell_id = cell.get("id")
     return bool(cell_id) and not POSITIONAL_ID.fullmatch(cell_id)
 
 
-def new_id(notebook_name, cell, used):
+def new_id(notebook_name: str, cell: Any, used: set[str]) -> str:
     """An id from the notebook's name and the cell's text, not yet used in the notebook."""
     for attempt in range(1000):
         salt = f"\0{attempt}" if attempt else ""
@@ -104,12 +106,13 @@ def new_id(notebook_name, cell, used):
     raise RuntimeError(f"{notebook_name}: no free cell id found for a cell starting {cell.source[:40]!r}")
 
 
-def give_stable_ids(notebook, notebook_name, cells=None, used=()):
+def give_stable_ids(notebook: Any, notebook_name: str, cells: Iterable[Any] | None = None,
+                     used: Iterable[str] = ()) -> list[tuple[str | None, str]]:
     """Give an id to each cell (of `cells`, default all) that has none or a positional one; keep every other id.
     Returns [(old id, new id)]. Running it again changes nothing."""
     cells = notebook.cells if cells is None else cells
     taken = {cell.get("id") for cell in notebook.cells if has_stable_id(cell)} | set(used)
-    changed = []
+    changed: list[tuple[str | None, str]] = []
     for cell in cells:
         if not has_stable_id(cell):
             cell_id = new_id(notebook_name, cell, taken)
@@ -119,11 +122,11 @@ def give_stable_ids(notebook, notebook_name, cells=None, used=()):
     return changed
 
 
-def translation(cell):
+def translation(cell: Any) -> Any:
     return cell.get("metadata", {}).get(KEY)
 
 
-def translated_outputs(outputs):
+def translated_outputs(outputs: list[Any]) -> list[Any]:
     """The outputs with the English labels the code prints put in Chinese (their HTML only)."""
     outputs = copy.deepcopy(outputs)
     for output in outputs:
@@ -144,7 +147,7 @@ def translated_outputs(outputs):
 WIDGET_VIEW, WIDGET_STATE = "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json"
 
 
-def translated_metadata(metadata):
+def translated_metadata(metadata: Any) -> Any:
     """The notebook's metadata with the memory explorer's saved widget state (what JupyterLab shows before the kernel
     runs) in the words the explorer uses in a Chinese notebook."""
     metadata = copy.deepcopy(metadata)
@@ -161,14 +164,14 @@ def translated_metadata(metadata):
     return metadata
 
 
-def chinese_twin(english_cell):
+def chinese_twin(english_cell: Any) -> Any:
     twin = copy.deepcopy(english_cell)
     if twin.cell_type == "code":
         twin.outputs = translated_outputs(twin.outputs)
     return twin
 
 
-def untranslated(english_cell, chinese_name, used):
+def untranslated(english_cell: Any, chinese_name: str, used: set[str]) -> Any:
     """A place holder for an English Markdown cell with no translation yet: the English text, digest null."""
     cell = nbformat.v4.new_markdown_cell(english_cell.source)
     cell.metadata[KEY] = {"of": english_cell.id, "sha256": None}
@@ -179,19 +182,21 @@ def untranslated(english_cell, chinese_name, used):
 class Edition:
     """One English notebook and its Chinese twin, as they are on disk, and the Chinese notebook the sync writes."""
 
-    def __init__(self, english_path):
+    def __init__(self, english_path: Path) -> None:
         self.english_path, self.chinese_path = english_path, chinese_path(english_path)
         self.english = read(english_path)
         self.chinese = read(self.chinese_path) if self.chinese_path.exists() else nbformat.v4.new_notebook()
         self.name = self.chinese_path.name
-        self.problems, self.notices = [], []
+        self.problems: list[Problem] = []
+        self.notices: list[str] = []
 
-    def problem(self, cell, what, notebook=None, to_translate=False):
+    def problem(self, cell: str, what: str, notebook: str | None = None, to_translate: bool = False) -> None:
         self.problems.append(Problem(notebook or self.name, cell, what, to_translate))
 
-    def translations(self):
+    def translations(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         """({English id: Chinese cell}, {English id: [Chinese-only cells after it]}) from the Chinese Markdown."""
-        by_english, chinese_only = {}, {}
+        by_english: dict[str, Any] = {}
+        chinese_only: dict[str, list[Any]] = {}
         for cell in self.chinese.cells:
             if cell.cell_type != "markdown":
                 continue
@@ -209,7 +214,7 @@ class Edition:
                 by_english[record.get("of")] = cell
         return by_english, chinese_only
 
-    def synced(self):
+    def synced(self) -> Any:
         """The Chinese notebook as the sync writes it; self.problems says what a translator still has to do."""
         by_english, chinese_only = self.translations()
         english_ids = {cell.get("id") for cell in self.english.cells}
@@ -235,7 +240,7 @@ class Edition:
         synced.metadata = translated_metadata(synced.metadata)
         return synced
 
-    def translation_of(self, english_cell, chinese_cell, used):
+    def translation_of(self, english_cell: Any, chinese_cell: Any, used: set[str]) -> Any:
         if chinese_cell is None:
             chinese_cell = untranslated(english_cell, self.name, used)
             used.add(chinese_cell.id)
@@ -251,7 +256,7 @@ class Edition:
                          f" retranslate it, {then}", to_translate=True)
         return chinese_cell
 
-    def id_problems(self):
+    def id_problems(self) -> None:
         for notebook, name in ((self.english, self.english_path.name), (self.chinese, self.name)):
             cells = notebook.cells if notebook is self.english else \
                 [cell for cell in notebook.cells if cell.cell_type == "markdown"]
@@ -266,7 +271,7 @@ class Edition:
                 if cell_id and not VALID_ID.fullmatch(cell_id):
                     self.problem(cell_id, "not a valid nbformat cell id (1-64 of a-z A-Z 0-9 - _)", notebook=name)
 
-    def out_of_date(self, synced):
+    def out_of_date(self, synced: Any) -> None:
         """Problems naming each cell where the committed Chinese notebook differs from what the sync writes."""
         committed = {cell.get("id"): cell for cell in self.chinese.cells}
         if not self.chinese_path.exists():
@@ -291,7 +296,7 @@ class Edition:
             self.problem("-", f"the notebook's metadata differs from the English: `{COMMAND}` rewrites it")
 
 
-def check(folder=NOTEBOOKS):
+def check(folder: Path = NOTEBOOKS) -> list[Any]:
     """Every problem with the Chinese edition in `folder`, writing nothing: [] when it is in sync."""
     problems = []
     for english_path in english_notebooks(folder):
@@ -302,7 +307,8 @@ def check(folder=NOTEBOOKS):
     return problems
 
 
-def sync(folder=NOTEBOOKS, names=None, report=print):
+def sync(folder: Path = NOTEBOOKS, names: Iterable[str] | None = None,
+         report: Callable[..., None] = print) -> list[Any]:
     """Give stable ids, then write every Chinese notebook (or those named); returns the problems a translator still
     has to solve. A notebook that cannot be written raises SyncError before anything of it is written."""
     problems = []
@@ -328,7 +334,7 @@ def sync(folder=NOTEBOOKS, names=None, report=print):
     return problems
 
 
-def adopt(chinese_name, folder=NOTEBOOKS):
+def adopt(chinese_name: str, folder: Path = NOTEBOOKS) -> int:
     """A Chinese notebook mirrored by hand, cell for cell: record for each of its Markdown cells that it translates
     the English cell at the same position, as the English text is now (cells already marked are left as they are,
     and a Chinese-only cell is skipped). Gives stable ids first. Returns how many cells it marked."""
@@ -353,11 +359,12 @@ def adopt(chinese_name, folder=NOTEBOOKS):
     return marked
 
 
-def mark_translated(cell_names, folder=NOTEBOOKS, documents=None):
+def mark_translated(cell_names: Iterable[str], folder: Path = NOTEBOOKS,
+                    documents: Any = None) -> None:
     """Record, for each "NN_name.zh.ipynb:CELL_ID", that the Chinese cell translates its English cell as it is now;
     for each "README.zh.md:LINE" (or a whole "README.zh.md"), that the section at that line translates the English
     paragraphs it stands for as they are now."""
-    by_notebook = {}
+    by_notebook: dict[str, list[str]] = {}
     for cell_name in cell_names:
         notebook, _, cell_id = cell_name.partition(":")
         if notebook.endswith(".md"):
@@ -385,7 +392,7 @@ def mark_translated(cell_names, folder=NOTEBOOKS, documents=None):
         write(chinese, path)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write the Chinese edition (notebooks/*.zh.ipynb) from the English "
                                      "notebooks' code and outputs and the Chinese notebooks' own Markdown.")
     action = parser.add_mutually_exclusive_group()

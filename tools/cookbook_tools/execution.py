@@ -3,7 +3,9 @@
 import json
 import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import nbformat
 from jupyter_client.manager import KernelManager
@@ -15,16 +17,16 @@ from cookbook_tools import chinese_edition
 from cookbook_tools.export import module_sources, write_modules
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
-# Appended to a notebook to print every call its kernel's ask() answered: from the notebook's own CALLS (notebook 02
-# defines ask itself) and from the module's.
+# Appended to a notebook to print every request its kernel answered, from the one record of them.
 REPORT_CALLS = """\
-import json as _json, jev_memory_lesson as _module
-_logs = {id(log): log for log in (globals().get("CALLS", []), _module.CALLS)}
-print(_json.dumps([call for log in _logs.values() for call in log]))"""
+import json as _json
+from memory_cookbook.replay.calls import CALLS as _calls
+print(_json.dumps([call.request for call in _calls]))"""
 KERNELS_STARTED = []  # the notebooks this process ran in a kernel, in order (the suite reports how many)
 
 
-def execute(notebook, allow_errors=False, folder=NOTEBOOKS, store_widget_state=False, env=None):
+def execute(notebook: Any, allow_errors: bool = False, folder: Path = NOTEBOOKS, store_widget_state: bool = False,
+            env: dict[str, str] | None = None) -> Any:
     """Run a notebook object top to bottom in a fresh kernel of this Python environment, in `folder` (notebooks/, or
     the notebooks of a copy of the repository). With store_widget_state, the widgets' last state goes into the
     notebook's metadata, where JupyterLab finds it to show a widget before the kernel runs. `env`: the kernel's
@@ -43,13 +45,13 @@ def execute(notebook, allow_errors=False, folder=NOTEBOOKS, store_widget_state=F
             kernel.shutdown_kernel()
 
 
-def reported_calls(notebook):
+def reported_calls(notebook: Any) -> list[tuple[str, ...]]:
     """The calls the REPORT_CALLS cell at the end of an executed notebook printed, removing that cell."""
     report = notebook.cells.pop()
     return [tuple(call) for call in json.loads(report.outputs[0]["text"])]
 
 
-def executed_with_calls(notebook_path):
+def executed_with_calls(notebook_path: Path) -> tuple[Any, list[tuple[str, ...]]]:
     """(the notebook as a fresh run left it, [(model, state_json, questions_json), ...] that its ask() answered)."""
     notebook = nbformat.read(notebook_path, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(REPORT_CALLS))
@@ -57,7 +59,8 @@ def executed_with_calls(notebook_path):
     return notebook, reported_calls(notebook)
 
 
-def executed_as_readers_do(notebook_path, folder=NOTEBOOKS, env=None):
+def executed_as_readers_do(notebook_path: Path, folder: Path = NOTEBOOKS,
+                           env: dict[str, str] | None = None) -> SimpleNamespace:
     """Run a notebook the way readers do, in one kernel: each code cell twice in a row, then Run All again.
     Returns .twice (the second run of each cell), .again (the notebook as Run All again left it) and .calls (what
     its ask() answered)."""
@@ -75,13 +78,13 @@ def executed_as_readers_do(notebook_path, folder=NOTEBOOKS, env=None):
                            again=nbformat.v4.new_notebook(cells=again), calls=calls)
 
 
-def fresh_copy(cell):
+def fresh_copy(cell: Any) -> Any:
     """A new cell with this cell's type and source (and no outputs, ids or counts)."""
     make = nbformat.v4.new_code_cell if cell.cell_type == "code" else nbformat.v4.new_markdown_cell
     return make(cell.source)
 
 
-def run_in_place(notebook_path):
+def run_in_place(notebook_path: Path) -> None:
     """Execute one notebook in place, then rewrite the modules from the notebooks as they now are."""
     notebook = nbformat.read(notebook_path, as_version=4)
     started = time.monotonic()
@@ -95,7 +98,7 @@ def run_in_place(notebook_path):
     print(f"ran {notebook_path.relative_to(ROOT)} in {time.monotonic() - started:.1f} s", flush=True)
 
 
-def run_notebooks():
+def run_notebooks() -> None:
     """Run the English notebooks named (default: all), then write their Chinese twins from them."""
     chinese = [name for name in sys.argv[1:] if name.endswith(".zh.ipynb")]
     if chinese:

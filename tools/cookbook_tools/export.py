@@ -14,11 +14,15 @@ others, when a runtime module would use the lesson, or when a name is defined no
 import argparse
 import ast
 import builtins
+import json
 import os
 import symtable
 import sys
 import textwrap
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -26,25 +30,31 @@ from cookbook_tools.paths import ENGLISH_NOTEBOOKS, EXPORTED, NOTEBOOKS, ROOT
 
 MARK = "#| export"
 LESSON = "jev_memory_lesson"
-HEADER = '"""Generated from the notebooks\' `{mark}` cells by scripts/export_module.py: do not edit."""\n'
+def header(mark: str, notebooks: list[str]) -> str:
+    """A generated module's docstring: the notebooks whose cells it comes from, which are what to edit."""
+    named = "notebooks/" + (notebooks[0] if len(notebooks) == 1 else f"{', '.join(notebooks[:-1])} and {notebooks[-1]}")
+    text = (f"Generated from the `{mark}` cells of {named} by scripts/export_module.py. Edit those cells, then run"
+            " scripts/run_notebooks.py (or export_module.py): never this file.")
+    return '"""' + textwrap.fill(text, 117, break_on_hyphens=False) + '"""\n'
 MODULE_GLOBALS = {"__file__", "__name__"}
+Imported = tuple[str | None, str, str | None]  # (module or None, name, alias) of one import
 
 
 class ExportError(Exception):
     """The export cells cannot make sound modules; the message names the cells."""
 
 
-def module_name(target):
+def module_name(target: str) -> str:
     """The import name of an export target: the lesson is `jev_memory_lesson`, the others are in the package."""
     return target if target == LESSON else f"{EXPORTED.parent.name}.{EXPORTED.name}.{target}"
 
 
-def module_path(target):
+def module_path(target: str) -> Path:
     """Where an export target's module is written: the lesson beside the notebooks, the others in the package."""
     return NOTEBOOKS / f"{LESSON}.py" if target == LESSON else EXPORTED / f"{target}.py"
 
 
-def export_target(cell):
+def export_target(cell: Any) -> str | None:
     """The module a code cell exports to ('jev_memory_lesson' for a bare `#| export`), or None."""
     first = cell.source.partition("\n")[0].strip()
     if cell.cell_type != "code" or first.split(" ")[:2] != MARK.split(" "):
@@ -54,23 +64,23 @@ def export_target(cell):
 
 @dataclass(frozen=True)
 class ExportCell:
-    notebook: object  # the notebook's path
+    notebook: Path  # the notebook's path
     cell_id: str
     target: str
     imports: tuple  # (module or None, name, alias) for each top-level import
     body: str  # the cell's code without its marker and imports
 
     @property
-    def label(self):
+    def label(self) -> str:
         return f"{self.notebook.name} cell {self.cell_id}"
 
-    def marker(self, target):
+    def marker(self, target: str) -> str:
         """The line before this cell's block in `target`'s file: the notebook relative to that file, and the cell."""
         notebook = os.path.relpath(self.notebook, module_path(target).parent)
         return f"# %% {notebook.replace(os.sep, '/')} {self.cell_id}"
 
 
-def export_cells(notebook_paths):
+def export_cells(notebook_paths: Iterable[Path]) -> Iterator["ExportCell"]:
     """Every export cell of these notebooks, in notebook order."""
     for notebook_path in notebook_paths:
         for number, cell in enumerate(nbformat.read(notebook_path, as_version=4).cells):
@@ -80,7 +90,7 @@ def export_cells(notebook_paths):
                 yield ExportCell(notebook_path, cell.get("id") or f"#{number}", target, tuple(imports), body)
 
 
-def split_imports(source):
+def split_imports(source: str) -> tuple[list[Imported], str]:
     """(the cell's top-level import statements as (module or None, name, alias), the rest of its source)."""
     tree = ast.parse(source)
     lines, imports, import_lines = source.splitlines(), [], set()
@@ -93,14 +103,14 @@ def split_imports(source):
     return imports, body.strip("\n")
 
 
-def bound_name(imported):
+def bound_name(imported: Imported) -> str:
     module, name, alias = imported
     return alias or (name if module else name.split(".")[0])
 
 
-def free_names(source):
+def free_names(source: str) -> set[str]:
     """Names the code reads at module level, or as globals inside its functions and classes, but does not bind."""
-    def read(table):
+    def read(table: symtable.SymbolTable) -> Iterator[str]:
         for symbol in table.get_symbols():
             if symbol.is_referenced() and (table.get_type() == "module" or symbol.is_global()):
                 yield symbol.get_name()
@@ -112,13 +122,13 @@ def free_names(source):
     return set(read(top)) - bound - set(dir(builtins)) - MODULE_GLOBALS
 
 
-def defined_names(source):
+def defined_names(source: str) -> set[str]:
     """Names the code binds at module level (assignments, functions, classes), not the ones it imports."""
     top = symtable.symtable(source, "<module>", "exec")
     return {symbol.get_name() for symbol in top.get_symbols() if symbol.is_assigned()}
 
 
-def import_lines(imports):
+def import_lines(imports: Iterable[Imported]) -> list[str]:
     """`import m` lines, then one `from m import a, b` line per module, sorted, wrapped past 120 characters."""
     by_module = {}
     for module, name, alias in imports:
@@ -134,7 +144,7 @@ def import_lines(imports):
     return lines
 
 
-def bindings(cells):
+def bindings(cells: Iterable["ExportCell"]) -> dict[str, list[tuple[Any, "ExportCell"]]]:
     """{name: [(what binds it, the cell)]} of one module's cells: each import as written, and each definition."""
     bound = {}
     for cell in cells:
@@ -145,7 +155,7 @@ def bindings(cells):
     return bound
 
 
-def check_bound_once(target, bound):
+def check_bound_once(target: str, bound: dict[str, list[tuple[Any, "ExportCell"]]]) -> None:
     """A name bound twice in one module is an ExportError (the same import written in two cells is one binding)."""
     for name, binders in bound.items():
         first_what, first_cell = binders[0]
@@ -155,14 +165,14 @@ def check_bound_once(target, bound):
                               f" {first_cell.label} and by {describe(clash[0])} in {clash[1].label}: rename one")
 
 
-def describe(what):
+def describe(what: Any) -> str:
     if what == "definition":
         return "a definition"
     module, name, alias = what
     return f"`{'from ' + module + ' ' if module else ''}import {name}{' as ' + alias if alias else ''}`"
 
 
-def module_sources(notebook_paths=ENGLISH_NOTEBOOKS):
+def module_sources(notebook_paths: Iterable[Path] = ENGLISH_NOTEBOOKS) -> dict[str, str]:
     """{export target: text} of every generated module (module_path(target) says where it goes). Raises ExportError
     as the module's docstring says, and ImportError for modules that would import each other."""
     by_target = {}
@@ -198,14 +208,21 @@ def module_sources(notebook_paths=ENGLISH_NOTEBOOKS):
                                   " that code to the lesson or pass what it needs as an argument")
             uses[target].add(definer)
             imports.append((module_name(definer), name, None))
-        header = HEADER.format(mark=MARK if target == LESSON else f"{MARK} {target}")
-        sources[target] = header + "\n" + "\n".join(import_lines(dict.fromkeys(imports))) + "\n\n\n" + body + "\n"
+        docstring = header(MARK if target == LESSON else f"{MARK} {target}",
+                           list(dict.fromkeys(cell.notebook.name for cell in cells)))
+        public = sorted(name for name in set().union(*(defined_names(cell.body) for cell in cells if cell.body))
+                        if not name.startswith("_"))
+        listed = textwrap.fill(", ".join(map(json.dumps, public)), 119, initial_indent=" " * 11,
+                               subsequent_indent=" " * 11)
+        names = "__all__ = [" + listed[11:] + "]"
+        sources[target] = (docstring + "\n" + "\n".join(import_lines(dict.fromkeys(imports))) + "\n\n" + names
+                           + "\n\n\n" + body + "\n")
     check_no_cycle(uses)
     return sources
 
 
-def check_no_cycle(uses):
-    def visit(name, path):
+def check_no_cycle(uses: dict[str, set[str]]) -> None:
+    def visit(name: str, path: list[str]) -> None:
         if name in path:
             raise ImportError(f"generated modules would import each other: {' → '.join([*path, name])}")
         for used in uses.get(name, ()):
@@ -215,18 +232,18 @@ def check_no_cycle(uses):
         visit(name, [])
 
 
-def stale_modules(sources):
+def stale_modules(sources: dict[str, str]) -> list[str]:
     """The generated files that differ from what the notebooks give."""
     return [module_path(name).relative_to(ROOT).as_posix() for name, text in sources.items()
             if not module_path(name).exists() or module_path(name).read_text() != text]
 
 
-def write_modules(sources):
+def write_modules(sources: dict[str, str]) -> None:
     for name, text in sources.items():
         module_path(name).write_text(text)
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description="Write the generated modules from the notebooks' export cells.")
     parser.add_argument("--check", action="store_true", help="only check that the modules are up to date")
     try:

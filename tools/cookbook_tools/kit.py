@@ -22,9 +22,11 @@ import sys
 import tomllib
 import time
 import zipfile
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
@@ -78,34 +80,34 @@ class Target:
     python: str
 
     @property
-    def label(self):
+    def label(self) -> str:
         system = f"{platform.system()} {platform.machine()}" if self.system == "this" else SYSTEMS[self.system][0]
         return f"{system}, Python {self.python}"
 
     @property
-    def windows(self):
+    def windows(self) -> bool:
         return self.environment()["os_name"] == "nt"
 
     @property
-    def platforms(self):
+    def platforms(self) -> list[str]:
         return list(platform_tags()) if self.system == "this" else SYSTEMS[self.system][1]
 
     @property
-    def abi(self):
+    def abi(self) -> str:
         return "cp" + self.python.replace(".", "")
 
-    def pip_options(self):
+    def pip_options(self) -> list[str]:
         """pip download's options that pick this target's wheels."""
         platforms = [option for platform in self.platforms for option in ("--platform", platform)]
         return platforms + ["--python-version", self.python, "--implementation", "cp", "--abi", self.abi]
 
-    def tags(self):
+    def tags(self) -> set[Any]:
         """Every wheel tag a CPython of this version on this system installs."""
         version = tuple(int(part) for part in self.python.split("."))
         return set(cpython_tags(version, [self.abi], self.platforms)) | set(
             compatible_tags(version, self.abi, self.platforms))
 
-    def environment(self):
+    def environment(self) -> dict[str, str]:
         """The values environment markers are evaluated with on this target."""
         machine = default_environment() if self.system == "this" else {
             "implementation_name": "cpython", "platform_python_implementation": "CPython",
@@ -114,13 +116,13 @@ class Target:
         return machine | {"python_version": self.python, "python_full_version": full, "implementation_version": full}
 
 
-def targets(platforms, pythons):
+def targets(platforms: Iterable[str], pythons: Iterable[str]) -> list["Target"]:
     """The targets for --platform and --python (names as in PLATFORM_CHOICES; versions as "3.12")."""
     systems = list(dict.fromkeys(system for name in platforms for system in PLATFORM_CHOICES[name]))
     return [Target(system, python) for system in systems for python in pythons]
 
 
-def student_requirements(path=REQUIREMENTS_FILE):
+def student_requirements(path: Path = REQUIREMENTS_FILE) -> str:
     """The text of the kit's requirements.txt: the pinned lines of `path` (the lock) for what students need, the
     runtime dependencies and the `lab` extra of pyproject.toml beside it, then this project itself (installed in
     place from the kit's folder). The pages come built (site/), and the tests and tools stay with the repository."""
@@ -133,7 +135,7 @@ def student_requirements(path=REQUIREMENTS_FILE):
     return "\n".join([*(pins[name] for name in sorted(needed)), THIS_PROJECT]) + "\n"
 
 
-def requirements(path=REQUIREMENTS_FILE):
+def requirements(path: Path = REQUIREMENTS_FILE) -> list[Requirement]:
     """The requirements of a requirements file (comments and blank lines left out). The project's own line (-e .)
     stands for what building it needs: pyproject.toml's build-system requirements, beside the requirements file."""
     lines = [line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines()]
@@ -147,7 +149,7 @@ def requirements(path=REQUIREMENTS_FILE):
 FIRST_NOTEBOOK = {"en": "notebooks/01_tickets.ipynb", "zh": "notebooks/01_tickets.zh.ipynb"}
 
 
-def student_commands(system, pythons, language="en"):
+def student_commands(system: str, pythons: list[str], language: str = "en") -> list[str]:
     """The two commands a student types in the kit's folder on `system` ("windows" or "posix"): set up, then open
     notebook 01 in `language` ("en", or "zh" for a Chinese class). With one Python version in the kit, the commands
     ask for that version."""
@@ -160,7 +162,7 @@ def student_commands(system, pythons, language="en"):
             f"requirements.txt", f".venv/bin/jupyter lab --notebook-dir=. {first}"]
 
 
-def readme_text(kit_targets):
+def readme_text(kit_targets: list["Target"]) -> str:
     """README.txt of a kit built for `kit_targets`."""
     pythons = sorted({target.python for target in kit_targets}, key=Version)
     served = "\n".join(f"  - {target.label}" for target in kit_targets)
@@ -192,7 +194,7 @@ To read without installing anything: open site/index.html in a browser, straight
 """
 
 
-def copy_project(out, root=ROOT):
+def copy_project(out: Path, root: Path = ROOT) -> None:
     """Copy the notebooks, data and recorded answers from `root` into `out`, leaving out what git ignores (.venv,
     caches, checkpoints, SQLite files, locks) and .git; write the students' requirements.txt."""
     ignore = shutil.ignore_patterns(".git", *ignored_patterns(root))
@@ -205,13 +207,13 @@ def copy_project(out, root=ROOT):
     (out / "requirements.txt").write_text(student_requirements(root / "requirements.txt"))
 
 
-def ignored_patterns(root=ROOT):
+def ignored_patterns(root: Path = ROOT) -> list[str]:
     """The name patterns of the repository's .gitignore."""
     lines = (root / ".gitignore").read_text().splitlines()
     return [line.strip().rstrip("/") for line in lines if line.strip() and not line.startswith("#")]
 
 
-def wheel_metadata(path):
+def wheel_metadata(path: Path) -> tuple[str, Version, list[Requirement]]:
     """(name, version, requirements) of a wheel file, from its METADATA."""
     with zipfile.ZipFile(path) as wheel:
         name = next(item for item in wheel.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", item))
@@ -220,7 +222,7 @@ def wheel_metadata(path):
             [Requirement(line) for line in metadata.get_all("Requires-Dist") or []])
 
 
-def installable(wheelhouse, target):
+def installable(wheelhouse: Path, target: "Target") -> dict[str, Any]:
     """{name: (version, requirements)} of the wheels in `wheelhouse` that `target` can install, the newest of each."""
     tags = target.tags()
     found = {}
@@ -233,7 +235,7 @@ def installable(wheelhouse, target):
     return found
 
 
-def unmet(roots, available, environment):
+def unmet(roots: Iterable[Requirement], available: dict[str, Any], environment: dict[str, str]) -> list[Any]:
     """The requirements, from `roots` down through every package's own requirements (markers evaluated with
     `environment`, extras followed), that no package in `available` ({name: (version, requirements)}) satisfies."""
     missing, seen, pending = [], set(), list(roots)
@@ -252,14 +254,14 @@ def unmet(roots, available, environment):
     return sorted(set(missing), key=str)
 
 
-def pip_environment():
+def pip_environment() -> dict[str, str]:
     """The environment pip runs in: no pip configuration file of this machine (its indexes, find-links and
     constraints) decides what goes into the kit."""
     return {name: value for name, value in os.environ.items() if not name.startswith("PIP_")} | {
         "PIP_CONFIG_FILE": os.devnull}
 
 
-def run_pip(arguments, label, report):
+def run_pip(arguments: list[str], label: str, report: Callable[..., None]) -> int:
     """Run pip (with this machine's configuration ignored), reporting each package it collects as a transient
     "label: package n (name)"; raise KitError with pip's last lines if it fails."""
     command = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", *arguments]
@@ -276,7 +278,8 @@ def run_pip(arguments, label, report):
     return count
 
 
-def build_source_only(wheelhouse, roots, index_url, report):
+def build_source_only(wheelhouse: Path, roots: Iterable[Requirement], index_url: str,
+                      report: Callable[..., None]) -> None:
     """Build the requirements published only as source (SOURCE_ONLY) into pure-Python wheels in `wheelhouse`."""
     pins = [str(requirement) for requirement in roots if canonicalize_name(requirement.name) in SOURCE_ONLY]
     if pins:
@@ -289,7 +292,7 @@ def build_source_only(wheelhouse, roots, index_url, report):
         raise KitError(f"not pure-Python wheels, they would serve one system only: {impure}")
 
 
-def without_marker(requirement):
+def without_marker(requirement: Requirement) -> Requirement:
     """The requirement with its environment marker taken off (the marker held on the target; pip would evaluate it
     on this machine)."""
     bare = Requirement(str(requirement))
@@ -297,7 +300,8 @@ def without_marker(requirement):
     return bare
 
 
-def download(wheelhouse, target, roots, index_url, report, rounds=3):
+def download(wheelhouse: Path, target: "Target", roots: list[Requirement], index_url: str,
+             report: Callable[..., None], rounds: int = 3) -> None:
     """Fill `wheelhouse` with every wheel `target` needs for `roots` (binary wheels only), then with what pip's
     markers for this machine left out; raise KitError if some requirement still has no wheel."""
     options = ["download", "--only-binary=:all:", "--index-url", index_url, "--find-links", str(wheelhouse),
@@ -312,7 +316,7 @@ def download(wheelhouse, target, roots, index_url, report, rounds=3):
     raise KitError(f"no wheel for {target.label} satisfies: {', '.join(wanted)}")
 
 
-def place_site(out, built=None):
+def place_site(out: Path, built: Path | None = None) -> None:
     """The pages in out/site: built as scripts/build_docs.py builds them, or copied from `built`, pages that
     scripts/build_docs.py built already (not built twice)."""
     if built is None:
@@ -325,25 +329,26 @@ def place_site(out, built=None):
     shutil.copytree(built, out / "site")
 
 
-def check_out_folder(out):
+def check_out_folder(out: Path) -> None:
     """Refuse to write into a folder that holds other things than a kit (its notebooks/ and data/ are replaced)."""
     readme = out / "README.txt"
     if out.exists() and any(out.iterdir()) and not (readme.exists() and readme.read_text().startswith(README_TITLE)):
         raise KitError(f"{out} is not empty and is not a classroom kit: choose another --out")
 
 
-def folder_size(path):
+def folder_size(path: str | Path) -> int:
     """Bytes of every file under `path`."""
     return sum(file.stat().st_size for file in Path(path).rglob("*") if file.is_file())
 
 
-def print_steps(message, transient=False):
+def print_steps(message: str, transient: bool = False) -> None:
     """Print what the build does, without the transient package counts."""
     if not transient:
         print(message)
 
 
-def build(out, kit_targets, index_url=PYPI, report=print_steps, site=None):
+def build(out: Path, kit_targets: list["Target"], index_url: str = PYPI,
+          report: Callable[..., None] = print_steps, site: Path | None = None) -> Path:
     """Build the classroom kit into `out` for `kit_targets` (an earlier kit there is replaced), with the pages built
     already in `site` if given. `report(message, transient)` is told each step, and each package as pip collects it
     (transient=True)."""
@@ -372,10 +377,10 @@ class Progress:
     """In a terminal, package counts rewrite one line; elsewhere (a log) one is printed every few seconds, so that the
     long download shows it is alive."""
 
-    def __init__(self, every=5.0):
+    def __init__(self, every: float = 5.0) -> None:
         self.every, self.printed = every, 0.0
 
-    def __call__(self, message, transient=False):
+    def __call__(self, message: str, transient: bool = False) -> None:
         if sys.stdout.isatty():
             print("\r\033[K" + message, end="" if transient else "\n", flush=True)
         elif not transient:
@@ -385,7 +390,7 @@ class Progress:
             self.printed = time.monotonic()
 
 
-def classroom_kit():
+def classroom_kit() -> None:
     parser = argparse.ArgumentParser(description="Build the classroom kit: a folder to copy onto student laptops.")
     parser.add_argument("--out", type=Path, default=ROOT / "kit", help="the kit's folder (default: kit/)")
     parser.add_argument("--platform", nargs="+", choices=PLATFORM_CHOICES, default=["this"],

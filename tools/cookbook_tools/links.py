@@ -2,20 +2,22 @@
 (scripts/playground_links.py)."""
 
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 from memory_cookbook.replay.cache_file import cache_path, check_cache_file
-from memory_cookbook.jev_request import carried_memory_ids, playground_link, ticket_id
+from memory_cookbook.jev_request import answer_in_brief, carried_memory_ids, playground_link, ticket_id
 from memory_cookbook.checked_files import DamagedFile
 from memory_cookbook.replay.recorded_requests import check_in_step, recorded_requests, requests_path
 
 
-def answers_in_brief(answers):
-    """A recorded response's answers, one per question: 'cloud_ops 0.80' for a Choice, 'P(yes) 0.07' for a Noul."""
-    return "; ".join(f"{a['choice']} {a['probabilities'][a['choice']]:.2f}" if a["type"] == "choice"
-                     else f"P(yes) {a['noul']:.2f}" for a in answers.values())
+def answers_in_brief(answers: dict[str, Any]) -> str:
+    """A recorded response's answers, one per question, each as the cookbook shows an answer: 'cloud_ops 0.80' for a
+    Choice, 'P(yes) 0.07' for a Noul."""
+    return "; ".join(map(answer_in_brief, answers.values()))
 
 
-def rows():
+def rows() -> Iterator[tuple[object, ...]]:
     """Read from the cache file, never asked: the requests file beside it, missing, damaged or out of step with it,
     is a DamagedFile before any row."""
     entries = check_cache_file(cache_path())
@@ -24,11 +26,11 @@ def rows():
     for number, request in enumerate(requests, 1):
         state, questions = request.state, request.questions
         answers = entries[request.key]["answers"]
-        yield (number, ticket_id(state), ", ".join(questions), ", ".join(carried_memory_ids(state)) or "-",
+        yield (number, ticket_id(state), ", ".join(questions), ", ".join(map(str, carried_memory_ids(state))) or "-",
                answers_in_brief(answers), f"[open]({playground_link(state, questions, request.model)})")
 
 
-def playground_links():
+def playground_links() -> None:
     try:
         table = list(rows())
     except DamagedFile as error:

@@ -18,18 +18,18 @@ MUTANTS = ROOT / "mutants"
 STATUSES = ("survived", "no tests", "timeout", "suspicious", "segfault")  # what `mutmut results` lists, killed aside
 
 
-def mutmut(*arguments, capture=False):
+def mutmut(*arguments: str, capture: bool = False) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mutmut", *arguments], cwd=ROOT, check=not capture, text=True,
                           capture_output=capture)
 
 
-def survivors():
+def survivors() -> dict[str, str]:
     """{mutant name: status} of every mutant that no test killed, as `mutmut results` lists them."""
     listed = mutmut("results", capture=True).stdout.splitlines()
     return dict(line.strip().rsplit(": ", 1) for line in listed if line.strip().endswith(STATUSES))
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description="Mutation-test the hand-written modules against the quick loop.")
     parser.add_argument("names", nargs="*", help="only these mutants (e.g. 'memory_cookbook.replay*'), reusing the "
                                                  "last run's results for the others")

@@ -26,7 +26,9 @@ import html
 import json
 import re
 import shutil
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import mistune
@@ -46,7 +48,7 @@ README, CHINESE_README = ROOT / "README.md", ROOT / "README.zh.md"
 LICENSE = ROOT / "LICENSE"
 
 
-def documents():
+def documents() -> list[Path]:
     """The project's Markdown documents that get a page: the two READMEs, CONTRIBUTING, and every page of docs/."""
     return [README, CHINESE_README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 
@@ -75,12 +77,12 @@ details.hidden-source > summary { margin-left: 70px; }
 # (dates and ids stay whole, the last column wraps; a table wider than the screen scrolls in its own box)
 
 
-def notebook_paths():
+def notebook_paths() -> list[Path]:
     """Every notebook of the cookbook, the Chinese edition's too, in reading order."""
     return sorted([*ENGLISH_NOTEBOOKS, *CHINESE_NOTEBOOKS])
 
 
-def site_path(repo_path):
+def site_path(repo_path: Path) -> Path | None:
     """Where a file of the repository lives in the site (relative to its root), or None if the site lacks it."""
     resolved = repo_path.resolve()
     if not resolved.is_relative_to(ROOT):
@@ -107,14 +109,14 @@ class SiteLinks:
     """Rewrites the links of a text written at repository file `source` for the site page at `page` (a Markdown page
     links the Markdown pages), and remembers the files they reach that the site copies as they are."""
 
-    def __init__(self, source, page, markdown_pages=False):
+    def __init__(self, source: Path, page: Path, markdown_pages: bool = False) -> None:
         self.source, self.page, self.markdown_pages = source, page, markdown_pages
         self.files = set()
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> "SiteLinks":
         return self  # nbconvert copies a page's resources to render it: the files its links reach stay recorded here
 
-    def __call__(self, target):
+    def __call__(self, target: str) -> str:
         path, _, anchor = target.partition("#")
         if re.match(r"[a-z]+:", target) or not path:
             return target
@@ -132,24 +134,24 @@ class SiteLinks:
         return relative + ("#" + anchor if anchor else "")
 
 
-def github_id(heading):
+def github_id(heading: str) -> str:
     """The id GitHub gives a heading with this text: lower case, spaces as hyphens, punctuation dropped."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def diagram_file(source):
+def diagram_file(source: str) -> Path:
     """Where the SVG drawn for this mermaid source is committed."""
     return DIAGRAMS / f"{hashlib.sha256(source.strip().encode()).hexdigest()[:16]}.svg"
 
 
-def draw_diagram(source):
+def draw_diagram(source: str) -> str:
     """A mermaid diagram drawn as SVG, offline (about a second)."""
     import mermaidx  # only to draw a diagram: a build uses the committed SVGs
 
     return mermaidx.render(source).svg()
 
 
-def diagram_sources():
+def diagram_sources() -> list[str]:
     """The source of every mermaid diagram the pages show: in the documents and the notebooks."""
     texts = [path.read_text() for path in documents()]
     # The notebooks' JSON as it is (nbformat's validation would double this quick-loop check's time); only a text
@@ -161,7 +163,7 @@ def diagram_sources():
                    and (token.get("attrs", {}).get("info") or "").split()[:1] == ["mermaid"]})
 
 
-def draw_diagrams():
+def draw_diagrams() -> list[Path]:
     """Draw every diagram the pages show into docs/diagrams/, and remove the SVGs no diagram uses any more."""
     DIAGRAMS.mkdir(exist_ok=True)
     wanted = {diagram_file(source): source for source in diagram_sources()}
@@ -173,7 +175,7 @@ def draw_diagrams():
 
 
 @functools.cache
-def mermaid_svg(source):
+def mermaid_svg(source: str) -> str:
     """The SVG committed for a mermaid diagram; a diagram without one (new, or edited) is drawn now."""
     committed = diagram_file(source)
     return committed.read_text() if committed.is_file() else draw_diagram(source)
@@ -182,17 +184,17 @@ def mermaid_svg(source):
 class PageRenderer(IPythonRenderer):
     """nbconvert's Markdown-to-HTML renderer, with local links pointing at the pages and mermaid drawn as SVG."""
 
-    def __init__(self, links, **options):
+    def __init__(self, links: "SiteLinks", **options: Any) -> None:
         super().__init__(escape=False, **options)
         self.links = links
 
-    def link(self, text, url, title=None):
+    def link(self, text: str, url: str, title: str | None = None) -> str:
         return super().link(text, self.links(url), title)
 
-    def image(self, text, url, title=None):
+    def image(self, text: str, url: str, title: str | None = None) -> str:
         return super().image(text, self.links(url), title)
 
-    def block_code(self, code, info=None):
+    def block_code(self, code: str, info: str | None = None) -> str:
         if info and info.split()[0] == "mermaid":
             return f'<div class="mermaid-diagram">{mermaid_svg(code)}</div>\n'
         return super().block_code(code, info)
@@ -202,11 +204,11 @@ class DocumentPageRenderer(PageRenderer):
     """PageRenderer for a Markdown file of the repository: its headings get the ids GitHub gives them, the ones its
     links (`#layout`) are written for; a repeated heading's id gets -1, -2, ... as on GitHub."""
 
-    def __init__(self, links):
+    def __init__(self, links: "SiteLinks") -> None:
         super().__init__(links)
-        self.ids = set()
+        self.ids: set[str] = set()
 
-    def heading(self, text, level, **attrs):
+    def heading(self, text: str, level: int, **attrs: Any) -> str:
         base = candidate = github_id(html.unescape(re.sub(r"<[^>]+>", "", text)))
         suffix = 0
         while candidate in self.ids:
@@ -221,20 +223,20 @@ class MarkdownPageRenderer(MarkdownRenderer):
     """Markdown back to Markdown, with local links pointing at the pages (mermaid stays a code block: GitHub and most
     Markdown readers draw it)."""
 
-    def __init__(self, links):
+    def __init__(self, links: "SiteLinks") -> None:
         super().__init__()
         self.links = links
 
-    def link(self, token, state):
+    def link(self, token: dict[str, Any], state: Any) -> str:
         token["attrs"]["url"] = self.links(token["attrs"]["url"])
         return super().link(token, state)
 
-    def image(self, token, state):
+    def image(self, token: dict[str, Any], state: Any) -> str:
         token["attrs"]["url"] = self.links(token["attrs"]["url"])
         return super().image(token, state)
 
 
-def markdown_page_text(text, links):
+def markdown_page_text(text: str, links: "SiteLinks") -> str:
     return mistune.create_markdown(renderer=MarkdownPageRenderer(links), plugins=MARKDOWN_PLUGINS)(text)
 
 
@@ -249,18 +251,18 @@ class NotebookPage(HTMLExporter):
     finished page (an alt text for an image without one, inputs and outputs focusable) is done on its text: its
     BeautifulSoup pass over every tag took half the build."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(template_name="lab", template_file="page.html.j2", extra_template_paths=[str(TEMPLATES)],
                          optimistic_validation=True)
 
     @pass_context
-    def markdown2html(self, context, source):
+    def markdown2html(self, context: Any, source: str) -> str:
         cell = context.get("cell", {})
         renderer = PageRenderer(context["resources"]["site_links"], attachments=cell.get("attachments", {}),
                                 anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links)
         return MarkdownWithMath(renderer=renderer).render(source)
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    def from_notebook_node(self, nb: Any, resources: dict[str, Any] | None = None, **kw: Any) -> Any:
         """HTMLExporter.from_notebook_node (nbconvert 7.17), its page finished with two substitutions."""
         language = nb.metadata.get("language_info", {})
         lexer = language.get("pygments_lexer", language.get("name", None))
@@ -275,19 +277,19 @@ class NotebookPage(HTMLExporter):
 
 
 @pass_context
-def site_markdown(context, text):
+def site_markdown(context: Any, text: str) -> str:
     return markdown_page_text(text, context["resources"]["site_links"])
 
 
 class NotebookMarkdownPage(MarkdownExporter):
     """nbconvert's Markdown exporter with the cookbook's template; like NotebookPage, one serves a whole build."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(template_name="markdown", template_file="page.md.j2", extra_template_paths=[str(TEMPLATES)],
                          filters={"site_markdown": site_markdown}, optimistic_validation=True)
 
 
-def notebook_pages(notebook_path, out, html_exporter, markdown_exporter):
+def notebook_pages(notebook_path: Path, out: Path, html_exporter: Any, markdown_exporter: Any) -> set[Path]:
     """Write the notebook's HTML page and Markdown page (with its images beside it); return the files it links to."""
     page = site_path(notebook_path)
     notebook = nbformat.read(notebook_path, as_version=4)
@@ -309,7 +311,7 @@ def notebook_pages(notebook_path, out, html_exporter, markdown_exporter):
     return html_links.files | markdown_links.files
 
 
-def document_pages(source, out, title):
+def document_pages(source: Path, out: Path, title: str) -> set[Path]:
     """A Markdown document of the repository (a README, a page of docs/) as an HTML page, and as Markdown beside it;
     return the files it links to."""
     page = site_path(source)
@@ -324,27 +326,27 @@ def document_pages(source, out, title):
     return html_links.files | markdown_links.files
 
 
-def page_language(source):
+def page_language(source: Path) -> str:
     """The language of a page: Chinese for a NAME.zh.md or NAME.zh.ipynb file, else English (the README holds both)."""
     return "zh" if source.name.endswith((".zh.md", ".zh.ipynb")) else "en"
 
 
-def first_heading(text):
+def first_heading(text: str) -> str:
     return next(line[2:].strip() for line in text.splitlines() if line.startswith("# "))
 
 
-def notebook_title(notebook):
+def notebook_title(notebook: Any) -> str:
     """A notebook's H1 (in its first cell, by the house rules), as plain text."""
     return ParsedMarkdown(first_heading(notebook.cells[0].source)).plain_text()
 
 
-def first_sentences(text, count=1):
+def first_sentences(text: str, count: int = 1) -> str:
     """The first `count` sentences of a paragraph, on one line."""
     sentences = re.split(r"(?<=\.)\s+|(?<=。)\s*", " ".join(text.split()))  # Chinese puts no space after 。
     return " ".join(sentences[:count])
 
 
-def iter_tokens(tokens):
+def iter_tokens(tokens: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for token in tokens:
         yield token
         yield from iter_tokens(token.get("children", []))
@@ -353,23 +355,23 @@ def iter_tokens(tokens):
 class ParsedMarkdown:
     """A Markdown document as mistune's tokens: its first paragraph, and its tables' rows, each cell as Markdown."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.tokens, self.state = mistune.create_markdown(renderer=None, plugins=MARKDOWN_PLUGINS).parse(text)
 
-    def markdown(self, children):
+    def markdown(self, children: list[dict[str, Any]]) -> str:
         return MarkdownRenderer().render_tokens(children, self.state).strip()
 
-    def plain_text(self):
+    def plain_text(self) -> str:
         """The document's text without its Markdown: `code` and [links](x) as their words."""
         return "".join(token.get("raw", "") for token in iter_tokens(self.tokens) if "children" not in token)
 
-    def first_paragraph(self):
+    def first_paragraph(self) -> str:
         """The first paragraph that is more than links (a README opens with a link to its other language)."""
         return self.markdown(next(token for token in self.tokens if token["type"] == "paragraph" and any(
             child["type"] not in ("link", "softbreak") and child.get("raw", "").strip()
             for child in token["children"]))["children"])
 
-    def linked_rows(self):
+    def linked_rows(self) -> dict[str, str]:
         """{the link of a row's first cell: the row's second cell} over every table body."""
         rows = [row for table in self.tokens if table["type"] == "table" for part in table["children"]
                 if part["type"] == "table_body" for row in part["children"]]
@@ -377,7 +379,7 @@ class ParsedMarkdown:
                 for link in row["children"][0]["children"] if link["type"] == "link"}
 
 
-def summary(notebook_path, readme):
+def summary(notebook_path: Path, readme: "ParsedMarkdown") -> tuple[str, str]:
     """The notebook's H1, and what it builds: its row in the READMEs' notebook tables, or else the first sentence of
     its goal paragraph."""
     first = nbformat.read(notebook_path, as_version=4).cells[0].source
@@ -385,7 +387,7 @@ def summary(notebook_path, readme):
     return first_heading(first), row or first_sentences(ParsedMarkdown(first).first_paragraph())
 
 
-def llms_txt(notebooks):
+def llms_txt(notebooks: list[Path]) -> str:
     """llms.txt (https://llmstxt.org): the README's title and opening, then every Markdown page with what it holds."""
     readme_text = README.read_text()
     readme = ParsedMarkdown(readme_text)
@@ -402,7 +404,7 @@ def llms_txt(notebooks):
     return "\n".join(lines) + "\n"
 
 
-def build(out):
+def build(out: Path) -> list[Path]:
     """Write the site into the folder `out`; return the notebooks it has pages for."""
     out.mkdir(parents=True, exist_ok=True)
     notebooks = notebook_paths()
@@ -419,7 +421,7 @@ def build(out):
     return notebooks
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description="Build the cookbook's pages from the committed notebooks.")
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)")
     parser.add_argument("--draw-diagrams", action="store_true",

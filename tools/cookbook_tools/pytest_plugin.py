@@ -22,6 +22,7 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,18 +41,18 @@ SET_ASIDE = {}  # a developer's live settings, restored when the session ends
 RUN_NETWORK, RUN_SCALE = "--run-network", "--run-scale"
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(RUN_NETWORK, action="store_true",
                      help="also run the tests marked network (the classroom kit's download and offline install)")
     parser.addoption(RUN_SCALE, action="store_true",
                      help="also run the tests marked scale (a million memories in PostgreSQL: minutes, GBs of disk)")
 
 
-def network_asked(config):
+def network_asked(config: pytest.Config) -> bool:
     return config.getoption(RUN_NETWORK)
 
 
-def pytest_configure():
+def pytest_configure() -> None:
     DATABASES_BEFORE.update(path for path in database_files() if path.exists())
     for name in LIVE_SETTINGS:
         if name in os.environ:
@@ -60,19 +61,19 @@ def pytest_configure():
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 
-def pytest_ignore_collect(collection_path, config):
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if collection_path.name.endswith(".zh.ipynb") and collection_path not in named_paths(config):
         return True
     return None
 
 
-def named_paths(config):
+def named_paths(config: pytest.Config) -> set[Path]:
     """The paths given on the command line, as absolute paths (without ::test parts)."""
     return {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     offline = pytest.mark.skip(reason=f"needs the network: run pytest with {RUN_NETWORK}")
     small = pytest.mark.skip(reason=f"a desk's size, minutes: run pytest with {RUN_SCALE}")
     for item in items:
@@ -84,7 +85,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(small)
 
 
-def pytest_unconfigure():
+def pytest_unconfigure() -> None:
     for name, value in SET_ASIDE.items():
         if value is None:
             os.environ.pop(name, None)
@@ -93,12 +94,12 @@ def pytest_unconfigure():
     SET_ASIDE.clear()
 
 
-def database_files():
+def database_files() -> list[Path]:
     return [NOTEBOOK_07_DATABASE, NOTEBOOK_07_DATABASE.with_name(NOTEBOOK_07_DATABASE.name + "-journal"),
             NOTEBOOK_09_SERVER]
 
 
-def pytest_sessionfinish():
+def pytest_sessionfinish() -> None:
     for path in database_files():
         if path not in DATABASES_BEFORE:
             if path == NOTEBOOK_09_SERVER:

@@ -6,9 +6,10 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
-from memory_cookbook.locations import load_lesson
 from cookbook_tools.execution import executed_with_calls
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS
 from memory_cookbook.replay.cache_file import cache_text, check_cache_file, lock_for, write_atomically
@@ -16,7 +17,7 @@ from memory_cookbook.replay.recorded_requests import answer_digest, requests_pat
 from memory_cookbook.jev_request import cache_key
 
 
-def requests_text(calls, entries):
+def requests_text(calls: Iterable[tuple[str, ...]], entries: dict[str, Any]) -> str:
     """recorded_requests.json's text: each distinct request of `calls`, in order of first use, as
     {"key", "model", "state", "questions", "answer_sha256"} (json.dumps of the state and questions gives the exact wire
     text; the digest is of the answer `entries`, the recorded cache, holds for it)."""
@@ -26,7 +27,7 @@ def requests_text(calls, entries):
     return json.dumps(requests, indent=1) + "\n"
 
 
-def notebooks_to_record(names, prune=False):
+def notebooks_to_record(names: Iterable[str], prune: bool = False) -> list[Path]:
     """The English notebooks named (all of them when none is named), or a ValueError naming the known ones; --prune
     needs every notebook."""
     known = {path.name: path for path in ENGLISH_NOTEBOOKS}
@@ -39,21 +40,24 @@ def notebooks_to_record(names, prune=False):
     return notebook_paths
 
 
-def published_run_calls():
-    """The calls of the published run (notebook 08's `replay_published_run`), made in this process."""
-    return load_lesson().replay_published_run()
+def published_run_calls() -> list[tuple[str, str, str]]:
+    """The requests of the published run (notebook 08's `replay_published_run`), made in this process."""
+    import jev_memory_lesson
+
+    return [call.request for call in jev_memory_lesson.replay_published_run()]
 
 
-def notebook_calls(notebook_path):
+def notebook_calls(notebook_path: Path) -> list[tuple[str, ...]]:
     return executed_with_calls(notebook_path)[1]
 
 
-def kept_entries(entries, used, prune):
+def kept_entries(entries: dict[str, Any], used: set[str], prune: bool) -> dict[str, Any]:
     """The entries to keep: all of them, or with `prune` only those the notebooks used."""
     return {key: value for key, value in entries.items() if key in used} if prune else dict(entries)
 
 
-def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebook_calls):
+def record(cache_path: Path, notebook_paths: Sequence[Path], fresh: bool = False, prune: bool = False,
+           calls_of: Callable[[Path], list[tuple[str, ...]]] = notebook_calls) -> Any:
     """Run the notebooks (calls_of(path) runs one and returns its calls) against a copy of the cache, check the copy,
     then atomically put it in place; with every notebook, also rewrite the published run's requests beside it."""
     old = json.loads(cache_path.read_text()) if cache_path.exists() else {}
@@ -97,7 +101,7 @@ def record(cache_path, notebook_paths, fresh=False, prune=False, calls_of=notebo
         Path(lock_for(temp).lock_file).unlink(missing_ok=True)
 
 
-def arguments(argv=None):
+def arguments(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[Path]]:
     """The parsed arguments and the notebooks to record, or SystemExit with a message for a bad combination."""
     parser = argparse.ArgumentParser(description="Re-record the notebooks' calls with a TypeSafe key.")
     parser.add_argument("--fresh", action="store_true", help="ask every call again instead of only the missing ones")
@@ -115,7 +119,7 @@ def arguments(argv=None):
     return args, notebook_paths
 
 
-def record_cache():
+def record_cache() -> None:
     args, notebook_paths = arguments()
     try:
         record(args.cache.resolve(), notebook_paths, fresh=args.fresh, prune=args.prune)
