@@ -1,12 +1,15 @@
 """What every store takes, checked the same way before anything is written: a memory ({"request": a dict,
-"jev_answered": a dict}) and a ledger entry (a dict naming its customer), each as the JSON text the stores keep. A
-wrong value is a ValueError naming the field, whichever store it was given to. Hand-written, tested in
-tests/test_store.py."""
+"jev_answered": a dict}) and a ledger entry (a dict naming its customer), each as the JSON text the stores keep, and
+what is kept beside a memory (`checked_save`). A wrong value is a ValueError naming the field, whichever store it was
+given to. Hand-written, tested in tests/test_store.py and the contract suite (tests/test_store_contract.py)."""
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
-__all__ = ["checked_entry", "checked_memory", "json_text"]
+__all__ = ["Saving", "checked_entry", "checked_memory", "checked_probability", "checked_save", "json_text",
+           "non_empty_text", "utc"]
 
 
 def json_text(field: str, value: object) -> str:
@@ -42,3 +45,62 @@ def checked_entry(entry: Any) -> str:
     if "customer" not in entry:
         raise ValueError(f"a ledger entry must name its customer (\"customer\"); got {entry!r:.80}")
     return text
+
+
+def checked_probability(field: str, value: object) -> float:
+    """`value` if it is a number from 0 to 1 (not a bool; NaN is none), else a ValueError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"{field} must be a number from 0 to 1; got {value!r:.80}")
+    return float(value)
+
+
+def non_empty_text(field: str, value: object) -> str:
+    """`value` if it is a string with more than blanks in it, else a ValueError naming the field."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{field} must be a non-empty string; got {value!r:.80}")
+    return value
+
+
+def utc(moment: object, field: str = "a time") -> datetime:
+    """`moment` in UTC, or a ValueError naming the field if it is no datetime or has no time zone (a naive time is
+    ambiguous)."""
+    if not isinstance(moment, datetime):
+        raise ValueError(f"{field} must be a datetime; got {type(moment).__name__} {moment!r:.80}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{field} has no time zone ({moment.isoformat()}): give it one, e.g. datetime.now(UTC)")
+    return moment.astimezone(UTC)
+
+
+class Saving(NamedTuple):
+    """A save's values, checked, as the stores keep them: JSON texts, numbers, and the expiry in UTC."""
+
+    request: str
+    jev_answered: str
+    answer_probabilities: str
+    p_remember: float
+    remember_at: float | None
+    model: str
+    expires_at: datetime | None
+
+
+def checked_save(memory: Any, p_remember: object, model: object, remember_at: object,
+                 answer_probabilities: object, expires_at: object, now: datetime) -> Saving:
+    """What a store's save keeps, checked: the memory (checked_memory), P(remember) and the threshold (numbers from 0
+    to 1; the threshold may be None, not known), the model (a non-empty string), the answer's probabilities ({a
+    question of memory["jev_answered"]: a number from 0 to 1}, None for none) and the expiry (None, or a time with a
+    zone later than `now`). A ValueError names the first field that is wrong."""
+    request, answered = checked_memory(memory)
+    answer_probabilities = {} if answer_probabilities is None else answer_probabilities
+    if not isinstance(answer_probabilities, Mapping):
+        raise ValueError("answer_probabilities must be a dict {question instructions: probability}; got"
+                         f" {answer_probabilities!r:.80}")
+    for question, chosen_at in answer_probabilities.items():
+        if question not in memory["jev_answered"]:
+            raise ValueError(f"answer_probabilities names a question the memory has no answer to: {question!r:.80}")
+        checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
+    if expires_at is not None and utc(expires_at, "expires_at") <= now:
+        raise ValueError(f"expires_at ({utc(expires_at).isoformat()}) must be after the save ({now.isoformat()})")
+    return Saving(request, answered, json_text("answer_probabilities", dict(answer_probabilities)),
+                  checked_probability("p_remember", p_remember),
+                  None if remember_at is None else checked_probability("remember_at", remember_at),
+                  non_empty_text("model", model), None if expires_at is None else utc(expires_at))

@@ -9,6 +9,7 @@ from memory_cookbook.from_notebooks.ledger import log_call
 from memory_cookbook.jev_request import answer_in_brief, request_text, ticket_id
 from memory_cookbook.locations import TICKETS_FILE
 from memory_cookbook.memory import Memory
+from memory_cookbook.records import answer_probabilities
 from memory_cookbook.replay.calls import CALLS, Call, call_jev
 from memory_cookbook.wrapper_checks import check_earlier_ticket_ids, customer_id
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, ScoreAnswer, SystemOneResponse
@@ -171,8 +172,9 @@ def ask_with_memory(state: dict, questions: dict) -> SystemOneResponse:
     memory = as_memory(state, questions, response)  # the ticket as it came, and Jev's answer
     p_remember = remember_probability(memory)  # step 2: the gate
     saved = remembers(p_remember, threshold)
-    if saved:
-        MEMORY.store.save(customer_id(state), memory, p_remember, response.model)
+    if saved:  # beside the memory, not in it: P(remember), the threshold, each answer's probability
+        MEMORY.store.save(customer_id(state), memory, p_remember, response.model, threshold,
+                          answer_probabilities(questions, response))
     log_call(MEMORY, sent, response, p_remember, saved, threshold)
     return response
 

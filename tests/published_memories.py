@@ -5,7 +5,7 @@ here: they are what a desk adds, not what Jev answered."""
 
 from datetime import UTC, datetime, timedelta
 
-from memory_cookbook.desk.records import MemoryRecord
+from memory_cookbook.records import MemoryRecord
 
 SAVED = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 EXPIRES = datetime(2026, 12, 31, tzinfo=UTC)  # T-101's expiry

@@ -7,8 +7,9 @@ import pytest
 from psycopg_pool import PoolTimeout
 
 from memory_cookbook.from_notebooks.postgres_store import PostgresStore
+from memory_cookbook.memory_checks import checked_probability
 from memory_cookbook.postgres.errors import (DatabaseRefused, DatabaseUnavailable, MemoryTablesMissing, QueryFailed,
-                                             checked_id, checked_probability, database_errors, masked)
+                                             checked_id, database_errors, masked)
 
 SECRET = "s3cr et&@x"  # a space, an ampersand and an at sign, as passwords have
 

@@ -11,30 +11,10 @@ from published_memories import AFTER_EXPIRY, BEFORE_EXPIRY, published_run
 
 from cookbook_tools.paths import ROOT
 from memory_cookbook.checked_files import DamagedFile
-from memory_cookbook.contract import LedgerEntry
-from memory_cookbook.desk.export import (FORMAT, FORMAT_VERSION, LEDGER_FIELDS, CustomerAlreadyKept,
-                                         NotACustomerExport, customer_export, export_customer, import_customer,
-                                         load_customer_export, read_customer_export)
-from memory_cookbook.desk.records import DeskStore
-
-
-class ListStore:
-    """The least a store does for the desk (DeskStore): records and ledger entries in lists."""
-
-    def __init__(self, records=(), entries=()):
-        self.records, self.entries = list(records), list(entries)
-
-    def memory_records(self, customer):
-        return [record for record in self.records if record.customer == customer]
-
-    def ledger(self, customer=None):
-        return [entry for entry in self.entries if customer is None or entry["customer"] == customer]
-
-    def restore(self, customer, records, entries):
-        if self.memory_records(customer) or self.ledger(customer):
-            raise CustomerAlreadyKept(customer)
-        self.records += records
-        self.entries += entries
+from memory_cookbook.contract import CustomerAlreadyKept, LedgerEntry
+from memory_cookbook.desk.export import (FORMAT, FORMAT_VERSION, LEDGER_FIELDS, NotACustomerExport, customer_export,
+                                         export_customer, import_customer, load_customer_export, read_customer_export)
+from memory_cookbook.dict_store import DictStore
 
 
 @pytest.fixture
@@ -58,7 +38,8 @@ def test_an_export_reads_back_as_the_records_and_ledger_entries_it_was_made_from
 
 def test_export_customer_reads_the_store(c1042):
     records, entries, ledger = c1042
-    store: DeskStore = ListStore(records, ledger)
+    store = DictStore()
+    store.restore("C-1042", records, entries)
     assert export_customer(store, "C-1042", BEFORE_EXPIRY) == customer_export("C-1042", records, entries,
                                                                               BEFORE_EXPIRY)
 
@@ -117,7 +98,7 @@ def test_a_document_that_is_not_json_is_named_and_a_file_that_cannot_be_read_is_
 def test_an_import_writes_into_a_store_that_keeps_nothing_of_the_customer_and_says_what_it_wrote(c1042):
     records, entries, ledger = c1042
     document = json.dumps(customer_export("C-1042", records, ledger, exported_at=BEFORE_EXPIRY))
-    store = ListStore()
+    store = DictStore()
     report = import_customer(store, document, now=AFTER_EXPIRY)
     assert (store.memory_records("C-1042"), store.ledger("C-1042")) == (records, entries)
     assert (report.memories, report.statuses, report.ledger_entries) == (
@@ -128,19 +109,20 @@ def test_an_import_writes_into_a_store_that_keeps_nothing_of_the_customer_and_sa
 def test_an_import_never_overwrites_what_a_store_keeps_of_the_customer(c1042):
     records, entries, ledger = c1042
     document = json.dumps(customer_export("C-1042", records, ledger))
-    only_a_call = ListStore(entries=entries[:1])
+    only_a_call = DictStore()
+    only_a_call.log(entries[0])
     with pytest.raises(CustomerAlreadyKept, match="already keeps 0 memories and 1 ledger entry of C-1042"):
         import_customer(only_a_call, document)
-    assert (only_a_call.records, only_a_call.entries) == ([], entries[:1])
+    assert (only_a_call.memory_records("C-1042"), only_a_call.ledger()) == ([], entries[:1])
 
 
 def test_a_ledger_entry_without_its_customer_is_named_and_nothing_is_imported(c1042):
     records, _, ledger = c1042
     document = damaged(customer_export("C-1042", records, ledger), lambda d: d["ledger"][-1].pop("customer"))
-    store = ListStore()
+    store = DictStore()
     with pytest.raises(NotACustomerExport, match=r"ledger\[5\] has no 'customer'"):
         import_customer(store, document)
-    assert (store.records, store.entries) == ([], [])
+    assert (store.memory_records("C-1042"), store.ledger()) == ([], [])
 
 
 def test_the_documented_example_is_what_the_export_writes_and_the_reader_takes(c1042):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from published_memories import EXPIRES, INVALIDATED, INVALIDATED_BY, REASON, SAVED
 
-from memory_cookbook.desk.records import MemoryRecord, answer_probabilities
+from memory_cookbook.records import MemoryRecord, answer_probabilities
 
 QUESTION = "Which support team should handle `ticket`?"
 MEMORY = {"request": {"customer": {"id": "C-1042", "company": "Harbor Logistics"},

@@ -127,7 +127,7 @@ def test_every_section_a_guide_names_is_a_section_of_that_notebook(guide):
 
 
 def test_the_guides_grants_for_ones_own_server_are_the_ones_grant_row_rights_runs():
-    from memory_cookbook.from_notebooks.postgres_store import GRANTS
+    from memory_cookbook.from_notebooks.postgres_store import GRANTS, SIGNATURES
 
     def grants(text):
         return sorted(" ".join(statement.split()) for statement in text.split(";") if "GRANT " in statement
@@ -135,7 +135,8 @@ def test_the_guides_grants_for_ones_own_server_are_the_ones_grant_row_rights_run
 
     guide = (ROOT / "docs" / "own_postgres_server.md").read_text(encoding="utf-8")
     [block] = [block for block in re.findall(r"```sql\n(.*?)```", guide, re.S) if "GRANT USAGE ON SCHEMA" in block]
-    assert grants(block) == grants(GRANTS.format(schema="memory_cookbook", role="memory_app"))
+    functions = ", ".join(f"memory_cookbook.{name}({types})" for name, types in SIGNATURES.items())
+    assert grants(block) == grants(GRANTS.format(schema="memory_cookbook", role="memory_app", functions=functions))
 
 
 def test_one_command_line_every_script_in_maintainings_table_and_no_console_scripts_beside_them():

@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypedDict
 
 from memory_cookbook.classroom.folded import in_chinese_notebook
-from memory_cookbook.contract import LedgerEntry
-from memory_cookbook.desk.records import STATUSES, DeskStore, MemoryRecord, Provenance, Status, iso_utc, utc
+from memory_cookbook.contract import LedgerEntry, MemoryStore
+from memory_cookbook.memory_checks import utc
+from memory_cookbook.records import STATUSES, MemoryRecord, Provenance, Status, iso_utc
 
 __all__ = ["BAR", "CARD_MIME", "CARD_STYLE", "CHINESE", "CardAnswer", "CardData", "CardMemory", "ENGLISH", "FAINT",
            "LABELS", "LABEL_STYLE", "Labels", "Language", "MemoryCard", "STATUS_COLOURS", "TEXT_WIDTH", "VALUE_STYLE",
@@ -326,6 +327,6 @@ class MemoryCard:
         return self.text()
 
 
-def memory_card(store: DeskStore, customer: str, now: datetime | None = None) -> MemoryCard:
+def memory_card(store: MemoryStore, customer: str, now: datetime | None = None) -> MemoryCard:
     """The customer's card from what the store keeps of them now: its records and its ledger."""
     return MemoryCard(customer, store.memory_records(customer), store.ledger(customer), now)

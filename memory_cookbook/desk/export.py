@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from memory_cookbook.checked_files import read_json
-from memory_cookbook.contract import LedgerEntry, MemoryItem
-from memory_cookbook.desk.records import STATUSES, DeskStore, MemoryRecord, Provenance, Status, iso_utc, utc
+from memory_cookbook.contract import CustomerAlreadyKept, LedgerEntry, MemoryItem, MemoryStore
+from memory_cookbook.memory_checks import utc
+from memory_cookbook.records import STATUSES, MemoryRecord, Provenance, Status, iso_utc
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["CustomerAlreadyKept", "CustomerData", "CustomerExport", "ExportedMemory", "FORMAT", "FORMAT_VERSION",
+__all__ = ["CustomerData", "CustomerExport", "ExportedMemory", "FORMAT", "FORMAT_VERSION",
            "ImportReport", "LEDGER_FIELDS", "NotACustomerExport", "Reader", "counted", "customer_export",
            "export_customer", "exported_memory", "import_customer", "load_customer_export", "read_customer_export",
            "shown"]
@@ -59,10 +60,6 @@ class NotACustomerExport(ShownAsMessage, ValueError):
     """A document the reader cannot take: the message names where, the field, and what is wrong."""
 
 
-class CustomerAlreadyKept(ShownAsMessage, ValueError):
-    """An import refused: the store keeps memories or ledger entries of the customer already; nothing was written."""
-
-
 def exported_memory(record: MemoryRecord, moment: datetime) -> ExportedMemory:
     return {**record.provenance_at(moment), "answer_probabilities": record.answer_probabilities,
             "memory": record.memory}
@@ -81,7 +78,7 @@ def customer_export(customer: str, records: Sequence[MemoryRecord], ledger: Sequ
             "ledger": [entry for entry in ledger if entry.get("customer") == customer]}
 
 
-def export_customer(store: DeskStore, customer: str, exported_at: datetime | None = None) -> CustomerExport:
+def export_customer(store: MemoryStore, customer: str, exported_at: datetime | None = None) -> CustomerExport:
     """The export of `customer` from what the store keeps of them now."""
     return customer_export(customer, store.memory_records(customer), store.ledger(customer), exported_at)
 
@@ -252,20 +249,16 @@ class ImportReport:
                 f" {counted(self.ledger_entries, 'ledger entry', 'ledger entries')}")
 
 
-def import_customer(store: DeskStore, document: str | bytes | Mapping[str, Any], now: datetime | None = None,
+def import_customer(store: MemoryStore, document: str | bytes | Mapping[str, Any], now: datetime | None = None,
                     source: str = "the customer export") -> ImportReport:
     """Put an export into `store`: the whole document is checked first, then written in one `store.restore`. A store
     that keeps any memory or ledger entry of the customer already is left as it is (CustomerAlreadyKept): an import
     never overwrites or mixes two histories. Returns what it wrote."""
     data = read_customer_export(document, source)
-    kept = len(store.memory_records(data.customer)), len(store.ledger(data.customer))
-    if any(kept):
-        raise CustomerAlreadyKept(
-            f"{source}: the store already keeps {counted(kept[0], 'memory', 'memories')} and"
-            f" {counted(kept[1], 'ledger entry', 'ledger entries')} of {data.customer},"
-            " so nothing was imported (an import never overwrites). Import it into another store, or forget the"
-            f" customer in this one first (forget_customer({data.customer!r}) erases what it keeps of them).")
-    store.restore(data.customer, data.memories, data.ledger)
+    try:
+        store.restore(data.customer, data.memories, data.ledger)
+    except CustomerAlreadyKept as kept:  # said again with the document's name
+        raise CustomerAlreadyKept(kept.customer, kept.memories, kept.entries, source) from None
     moment = utc(now or datetime.now(UTC), "now")
     return ImportReport(data.customer, len(data.memories),
                         {status: sum(record.status_at(moment) == status for record in data.memories)

@@ -20,9 +20,9 @@ from memory_cookbook.shown_as_message import ShownAsMessage
 
 __all__ = ["CONNECTION_LOST", "DATABASE_URL_VARIABLE", "DatabaseError", "DatabaseRefused", "DatabaseUnavailable",
            "ID_MAX_LENGTH", "KEY_VALUE", "MemoryTablesMissing", "QueryFailed", "REFUSED", "ROW_SECURITY_REFUSED",
-           "TOO_MANY_CONNECTIONS", "URI_SCHEMES", "WHAT_TO_DO", "checked_id", "checked_probability", "checked_text",
-           "database_errors", "from_the_variable", "masked", "masking", "missing_tables", "password_spans",
-           "passwords", "reason", "sqlstate_of", "translated"]
+           "TOO_MANY_CONNECTIONS", "URI_SCHEMES", "WHAT_TO_DO", "checked_id", "checked_text", "database_errors",
+           "earlier_store", "from_the_variable", "masked", "masking", "missing_tables", "password_spans", "passwords",
+           "reason", "sqlstate_of", "translated"]
 
 DATABASE_URL_VARIABLE = "COOKBOOK_DATABASE_URL"
 ID_MAX_LENGTH = 200  # characters in a customer or ticket id: far above any id in the data, far below a page
@@ -255,9 +255,11 @@ def checked_id(field: str, value: object, optional: bool = False) -> Any:
     return checked_text(field, value, ID_MAX_LENGTH, optional)
 
 
-def checked_probability(field: str, value: object) -> float:
-    """`value`, if it is a probability: a real number from 0 to 1 (NaN is not). Otherwise a ValueError naming the
-    field."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"{field} must be a number from 0 to 1; got {value!r}")
-    return value
+def earlier_store(conninfo: str, schema: str) -> MemoryTablesMissing:
+    """The store's tables are there, but not every function this version calls: an earlier version made them."""
+    return MemoryTablesMissing(
+        f"The memory store in schema {schema!r} of the database at {masked(conninfo)} was made by an earlier version"
+        " of the cookbook: it lacks functions this version calls. Its owner upgrades it once, with"
+        f" create_memory_tables(url, schema={schema!r}) then grant_row_rights(url, role, schema={schema!r}), or"
+        " `python scripts/create_memory_tables.py --grant ROLE` (docs/own_postgres_server.md, \"Upgrading a store an"
+        " earlier version made\").", masked(conninfo), "42883")

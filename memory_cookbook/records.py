@@ -1,22 +1,21 @@
 """A memory as a desk sees it: `MemoryRecord`, one row a store gives for the memory card and an export (the memory
 exactly as saved, and what is known about it: the answer's probabilities, P(remember) and the threshold in force, the
-model, when it was saved, its expiry and invalidation), its status at a moment, and `DeskStore`, what a store does for
-the desk beside the wrapper's contract. Hand-written, tested in tests/test_desk_records.py."""
+model, when it was saved, its expiry and invalidation), and its status at a moment. Every store gives its rows so
+(memory_cookbook.contract's `memory_records`), and takes them back (`restore`). Hand-written, tested in
+tests/test_desk_records.py."""
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Literal, Protocol, TypedDict
+from datetime import datetime
+from typing import Literal, TypedDict
 
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, Score, SystemOneResponse
 
 from memory_cookbook.contract import LedgerEntry, MemoryItem
 from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.memory_checks import checked_memory
+from memory_cookbook.memory_checks import checked_entry, checked_memory, checked_probability, non_empty_text, utc
 
-__all__ = ["DeskStore", "MemoryRecord", "Provenance", "STATUSES", "Status", "answer_probabilities",
-           "checked_probability", "checked_text", "iso_utc", "utc"]
+__all__ = ["MemoryRecord", "Provenance", "STATUSES", "Status", "answer_probabilities", "checked_restore", "iso_utc"]
 
 Status = Literal["in force", "invalidated", "expired"]
 STATUSES: tuple[Status, ...] = ("in force", "invalidated", "expired")
@@ -38,31 +37,9 @@ class Provenance(TypedDict):
     invalidation_reason: str | None
 
 
-def utc(moment: datetime, field: str = "a time") -> datetime:
-    """`moment` in UTC, or a ValueError naming the field if it has no time zone (a naive time is ambiguous)."""
-    if not isinstance(moment, datetime):
-        raise ValueError(f"{field} must be a datetime; got {type(moment).__name__} {moment!r:.80}")
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError(f"{field} has no time zone ({moment.isoformat()}): give it one, e.g. datetime.now(UTC)")
-    return moment.astimezone(UTC)
-
-
 def iso_utc(moment: datetime) -> str:
     """ISO 8601 in UTC with a Z, as exports and the card's data write a time: '2026-09-28T09:14:03Z'."""
     return utc(moment).isoformat().replace("+00:00", "Z")
-
-
-def checked_probability(field: str, value: object) -> float:
-    """`value` if it is a number from 0 to 1 (not a bool), else a ValueError naming the field."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1 or math.isnan(value):
-        raise ValueError(f"{field} must be a number from 0 to 1; got {value!r:.80}")
-    return float(value)
-
-
-def checked_text(field: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{field} must be a non-empty string; got {value!r:.80}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -87,7 +64,7 @@ class MemoryRecord:
     invalidation_reason: str | None = None
 
     def __post_init__(self) -> None:
-        checked_text("customer", self.customer)
+        non_empty_text("customer", self.customer)
         checked_memory(self.memory)
         if self.ticket != ticket_id(self.memory):
             raise ValueError(f"ticket is {self.ticket!r}, but the memory is of ticket {ticket_id(self.memory)!r}")
@@ -101,7 +78,7 @@ class MemoryRecord:
         checked_probability("p_remember", self.p_remember)
         if self.remember_at is not None:
             checked_probability("remember_at", self.remember_at)
-        checked_text("model", self.model)
+        non_empty_text("model", self.model)
         object.__setattr__(self, "saved_at", utc(self.saved_at, "saved_at"))
         if self.expires_at is not None:
             object.__setattr__(self, "expires_at", utc(self.expires_at, "expires_at"))
@@ -118,8 +95,8 @@ class MemoryRecord:
             raise ValueError(f"an invalidation says when, who and why: {', '.join(missing)} missing")
         if self.invalidated_at is not None:
             object.__setattr__(self, "invalidated_at", utc(self.invalidated_at, "invalidated_at"))
-            checked_text("invalidated_by", self.invalidated_by)
-            checked_text("invalidation_reason", self.invalidation_reason)
+            non_empty_text("invalidated_by", self.invalidated_by)
+            non_empty_text("invalidation_reason", self.invalidation_reason)
             if self.invalidated_at < self.saved_at:
                 raise ValueError(f"invalidated_at ({iso_utc(self.invalidated_at)}) is before saved_at"
                                  f" ({iso_utc(self.saved_at)})")
@@ -157,20 +134,16 @@ def answer_probabilities(questions: Mapping[str, Choice | Noul | Score],
     return chosen_at
 
 
-class DeskStore(Protocol):
-    """What the card, the export and the import ask of a store, beside the wrapper's contract (issue 35 adds these to
-    every store). Times are the store's own: a restored record keeps the times it was exported with."""
-
-    def memory_records(self, customer: str) -> list[MemoryRecord]:
-        """Every memory of the customer in the order saved, in force, invalidated and expired alike."""
-        ...
-
-    def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
-        """The ledger's entries in the order logged: the customer's, or (None) every customer's."""
-        ...
-
-    def restore(self, customer: str, records: Sequence[MemoryRecord], entries: Sequence[LedgerEntry]) -> None:
-        """Keep these records (times, expiry and invalidation as they are) and ledger entries for the customer, all
-        in one transaction or none; raise CustomerAlreadyKept (memory_cookbook.desk.export) and write nothing if the
-        store keeps any memory or ledger entry of the customer already."""
-        ...
+def checked_restore(customer: str, records: Sequence[MemoryRecord], entries: Sequence[LedgerEntry]) -> list[str]:
+    """The ledger entries' JSON texts, if every record is a MemoryRecord of `customer` and every entry a ledger entry
+    of theirs (checked_entry); else a ValueError naming the first that is not: what every store's restore checks
+    before it writes anything."""
+    for index, record in enumerate(records):
+        if not isinstance(record, MemoryRecord) or record.customer != customer:
+            raise ValueError(f"records[{index}] is not a MemoryRecord of {customer}: {record!r:.80}")
+    texts = [checked_entry(entry) for entry in entries]
+    strangers = [index for index, entry in enumerate(entries) if entry["customer"] != customer]
+    if strangers:
+        raise ValueError(f"entries[{strangers[0]}] is a ledger entry of {entries[strangers[0]]['customer']!r}, not"
+                         f" of {customer}")
+    return texts
