@@ -51,7 +51,8 @@ def test_the_script_makes_the_tables_grants_the_app_role_and_erases_saying_what_
     masked = owner_url.replace(PASSWORD, "***")
     assert made.stdout == f"the tables of schema {SCHEMA} are in {masked}; {APP_ROLE} may use them\n"
     assert role_rights(owner_url, APP_ROLE, SCHEMA) == [
-        ("EXECUTE", "forget_customer, forget_ticket, log_entry, recall_memories, save_memory")]
+        ("EXECUTE", "forget_customer, forget_ticket, invalidate_memory, ledger_entries, log_entry, memory_records,"
+                    " recall_memories, restore_customer, save_memory")]
     with PostgresStore(owner_url, schema=SCHEMA) as store:
         store.save("C-A", {"request": {"ticket": {"id": "T-1"}}, "jev_answered": {}}, p_remember=0.9, model="m")
         store.forget_customer("C-A")

@@ -192,7 +192,7 @@ def test_creating_the_tables_again_while_an_app_transaction_is_open_waits_for_no
     done, failed = [], []
     with psycopg.connect(app_role_url) as holder:  # an app server's transaction, open on the tables
         holder.execute(app_store.calls["recall_memories"], ("C-A",)).fetchall()
-        holder.execute(app_store.calls["save_memory"], ("C-A", "T-2", "{}", "{}", 0.9, "m"))
+        holder.execute(app_store.calls["save_memory"], ("C-A", "T-2", "{}", "{}", 0.9, "m", None, "{}", None))
         again = threading.Thread(target=lambda: done.append(create_memory_tables(
             postgres_store.url, postgres_store.schema, partitions=TEST_PARTITIONS)))
         again.start()

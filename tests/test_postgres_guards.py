@@ -170,7 +170,7 @@ def test_a_recall_a_save_and_a_log_are_each_one_prepared_statement_in_one_round_
 
 def test_a_failed_call_raises_the_error_that_names_it_and_keeps_nothing(postgres_store):
     with pytest.raises(QueryFailed, match="postgresql://postgres:.*SQLSTATE 22P02") as raised:
-        postgres_store.call("save_memory", "C-A", "T-1", '{"request": ', "{}", 0.9, "m")  # not JSON
+        postgres_store.call("save_memory", "C-A", "T-1", '{"request": ', "{}", 0.9, "m", 0.5, "{}", None)  # not JSON
     assert isinstance(raised.value.__cause__, psycopg.errors.InvalidTextRepresentation)
     assert postgres_store.saved() == []
 
@@ -386,8 +386,9 @@ def test_the_app_role_has_a_right_on_the_stores_functions_and_nothing_else_in_it
         " UNION ALL SELECT p.proname, 'f' FROM pg_proc p WHERE p.pronamespace = %s::regnamespace"
         "  AND has_function_privilege(%s, p.oid, 'EXECUTE') ORDER BY 1",
         postgres_store.schema, APP_ROLE, APP_ROLE, postgres_store.schema, APP_ROLE)
-    assert rights == [(name, "f") for name in
-                      ("forget_customer", "forget_ticket", "log_entry", "recall_memories", "save_memory")]
+    assert rights == [(name, "f") for name in (
+        "forget_customer", "forget_ticket", "invalidate_memory", "ledger_entries", "log_entry", "memory_records",
+        "recall_memories", "restore_customer", "save_memory")]
 
 
 def test_an_app_role_holding_a_transaction_open_without_its_idle_limit_stalls_no_other_app_server(app_role_url,
@@ -400,7 +401,10 @@ def test_an_app_role_holding_a_transaction_open_without_its_idle_limit_stalls_no
             with pytest.raises(psycopg.errors.InsufficientPrivilege), holder.transaction():
                 holder.execute(sql.SQL("LOCK TABLE {} IN " + mode + " MODE").format(app_store.memories))
         for call, arguments in [("recall_memories", ("C-A",)), ("log_entry", ("C-A", "{}")),
-                                ("save_memory", ("C-A", "T-2", "{}", "{}", 0.9, "m")),
+                                ("save_memory", ("C-A", "T-2", "{}", "{}", 0.9, "m", 0.5, "{}", None)),
+                                ("memory_records", ("C-A",)), ("ledger_entries", ("C-A",)),
+                                ("invalidate_memory", ("C-A", "T-2", "a test", "the holder")),
+                                ("restore_customer", ("C-R", "[]", '["{\\"customer\\": \\"C-R\\"}"]')),
                                 ("forget_ticket", ("C-A", "T-1"))]:
             holder.execute(app_store.calls[call], arguments)
         with PostgresStore(app_role_url, schema=app_store.schema, lock_timeout=0.5) as other:  # another app server

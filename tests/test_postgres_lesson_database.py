@@ -87,7 +87,8 @@ def test_the_catalog_shows_each_partitioned_table_and_what_the_role_was_granted_
                                                                                                         app_store):
     url, schema = postgres_store.url, postgres_store.schema  # app_store: the app role, given its row rights
     assert partitioned_tables(url, schema) == [("ledger", TEST_PARTITIONS, True), ("memories", TEST_PARTITIONS, True)]
-    rights = [("EXECUTE", "forget_customer, forget_ticket, log_entry, recall_memories, save_memory")]
+    rights = [("EXECUTE", "forget_customer, forget_ticket, invalidate_memory, ledger_entries, log_entry,"
+                          " memory_records, recall_memories, restore_customer, save_memory")]
     assert role_rights(url, APP_ROLE, schema) == rights
     with psycopg.connect(url, autocommit=True) as db:
         db.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(schema, "memories_00"),
