@@ -47,15 +47,18 @@ def test_a_forgotten_customer_is_in_no_file_of_the_stores_tables_once_erased(les
     run_earlier_tickets(lesson)
     for message in lesson.LATER:
         lesson.ask_with_memory(lesson.later_state("C-1042", message["subject"]), lesson.ROUTE)
+    history = ["Harbor's Enterprise desk answer was a guess", "desk@harbor-logistics"]  # an invalidation's words
+    postgres_store.invalidate("C-1042", "T-105", *history)
     postgres_store.forget_customer("C-1042")
     forgotten = table_files(postgres_store, postgres_server)
     assert len(holding(forgotten, "Harbor Logistics")) == 1  # a DELETE leaves the bytes, in one partition
+    assert [len(holding(forgotten, text)) for text in history] == [1, 1]
     erased = erase_forgotten(postgres_store.url, postgres_store.schema)["rewritten"]
     assert len(erased) == 2  # one partition of each table
     files = table_files(postgres_store, postgres_server)
     assert len(files) == len(forgotten) >= 4 * 8  # per partition: its file, index, TOAST table, TOAST index
-    assert [(text, holding(files, text)) for text in ("C-1042", "Harbor Logistics", "T-101", "T-105", "T-201")
-            if holding(files, text)] == []
+    assert [(text, holding(files, text)) for text in ("C-1042", "Harbor Logistics", "T-101", "T-105", "T-201",
+                                                      *history) if holding(files, text)] == []
     assert len(holding(files, "Fernwood Studio")) == 1
 
 

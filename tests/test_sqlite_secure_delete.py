@@ -3,10 +3,12 @@ is off by default.
 Each was seen failing with a one-line bug planted in the code it guards."""
 
 import sqlite3
+from datetime import UTC, datetime
 
 import pytest
 
 from memory_cookbook.from_notebooks.stores import SqliteStore
+from memory_cookbook.records import MemoryRecord
 
 
 @pytest.fixture
@@ -37,7 +39,17 @@ def test_forgetting_removes_the_bytes_from_the_file_even_where_sqlite_keeps_them
         store.save(customer, {"request": {"ticket": {"id": f"T-{customer}", "text": text}}, "jev_answered": {}},
                    p_remember=0.9, model="m")
         store.log({"customer": customer, "ticket": f"T-{customer}", "text": text})
+    # its history too: an invalidation (the row's earlier version is overwritten as well) and a restored memory
+    store.invalidate("C-forget", "T-C-forget", reason="Harbor moved to the cloud edition", by="desk@harbor-logistics")
+    store.restore("C-restored", [MemoryRecord(
+        "C-restored", "T-9", {"request": {"ticket": {"id": "T-9"}, "text": "Quayside Freight runs Linux"},
+                              "jev_answered": {"q": "Self-hosted team, Linux"}}, {"q": 0.77}, 0.9, 0.5, "m",
+        datetime(2026, 9, 1, tzinfo=UTC), invalidated_at=datetime(2026, 9, 2, tzinfo=UTC),
+        invalidated_by="desk@quayside", invalidation_reason="Quayside left")], [])
     store.forget_customer("C-forget")
+    store.forget_customer("C-restored")
     on_disk = b"".join(path.read_bytes() for path in tmp_path.iterdir())
-    assert [text for text in (secret, "C-forget") if text.encode() in on_disk] == []
+    assert [text for text in (secret, "C-forget", "Harbor moved to the cloud edition", "desk@harbor-logistics",
+                              "C-restored", "Quayside", "desk@quayside", "Self-hosted team, Linux")
+            if text.encode() in on_disk] == []
     assert b"Fernwood Studio pays by invoice" in on_disk
