@@ -17,9 +17,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schema", default="memory_cookbook")
     parser.add_argument("--grant", metavar="ROLE",
-                        help="give this role USAGE on the schema and EXECUTE on recall_memories, save_memory,"
-                             " log_entry, forget_ticket and forget_customer, and take back any right an earlier"
-                             " version gave it on the tables and their sequences")
+                        help="give this role USAGE on the schema and EXECUTE on the store's functions (the wrapper's"
+                             " recall_memories, save_memory, log_entry, forget_ticket and forget_customer, a desk's"
+                             " memory_records, ledger_entries, invalidate_memory and restore_customer), and take back"
+                             " any right an earlier version gave it on the tables and their sequences")
     parser.add_argument("--erase-forgotten", action="store_true", help="only rewrite the partitions forgetting noted")
     args = parser.parse_args()
     url = os.environ.get(DATABASE_URL_VARIABLE) or sys.exit(f"set {DATABASE_URL_VARIABLE} to the owner's URL")
