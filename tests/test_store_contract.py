@@ -6,6 +6,7 @@ store whose methods drift from the contract fails there as well as here."""
 import inspect
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -268,16 +269,14 @@ def exported(customer: str = "C-A") -> tuple[list[MemoryRecord], list[LedgerEntr
     """A customer's records as another store kept them: one in force, one invalidated, one expired, with times of
     their own; and two ledger entries."""
     saved = datetime(2026, 9, 28, 9, 0, 0, 123456, tzinfo=UTC)
-    common = {"customer": customer, "answer_probabilities": {QUESTION: 0.35}, "p_remember": 0.92,
-              "remember_at": 0.5, "model": "jev-1.13.0"}
+    in_force = MemoryRecord(customer, "T-1", answered(customer, "T-1"), {QUESTION: 0.35}, 0.92, 0.5, "jev-1.13.0",
+                            saved_at=saved)
     records = [
-        MemoryRecord(ticket="T-1", memory=answered(customer, "T-1"), saved_at=saved, **common),
-        MemoryRecord(ticket="T-5", memory=answered(customer, "T-5"), saved_at=saved + timedelta(minutes=1),
-                     invalidated_at=saved + timedelta(days=3), invalidated_by="desk", invalidation_reason="a guess",
-                     **common),
-        MemoryRecord(ticket="T-7", memory=answered(customer, "T-7"), saved_at=saved + timedelta(minutes=2),
-                     expires_at=saved + timedelta(days=30), **{**common, "remember_at": None,
-                                                                "answer_probabilities": {}})]
+        in_force,
+        replace(in_force, ticket="T-5", memory=answered(customer, "T-5"), saved_at=saved + timedelta(minutes=1),
+                invalidated_at=saved + timedelta(days=3), invalidated_by="desk", invalidation_reason="a guess"),
+        replace(in_force, ticket="T-7", memory=answered(customer, "T-7"), saved_at=saved + timedelta(minutes=2),
+                expires_at=saved + timedelta(days=30), remember_at=None, answer_probabilities={})]
     return records, [{"customer": customer, "ticket": "T-1", "memories_sent": []},
                      {"customer": customer, "ticket": "T-9", "memories_sent": ["T-1", "T-5"]}]
 
