@@ -56,9 +56,13 @@ PER_CUSTOMER, FORGETS, MODEL, WRITERS = 20, 5, "bench", 8
 AIMS = {"recall_p50_ratio": 1.5, "save_p50_ratio": 1.5, "eight_writers_ratio": 0.7}
 BENCH_MARK = "made by scripts/bench_store.py"  # the comment of the schemas it makes, and may drop
 APP_ROLE = "bench_app"  # made on the bench's own server only
-RECALL_FLOOR = "SELECT request::text, jev_answered::text FROM {} WHERE customer_id = %s ORDER BY id"
-SAVE_FLOOR = ("INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model)"
-              " VALUES (%s, %s, %s, %s, %s, %s)")
+# The statements the store's functions run (recall_memories: the memories in force; save_memory: with the threshold
+# and the answer's probabilities beside the memory, as the wrapper saves it).
+RECALL_FLOOR = ("SELECT request::text, jev_answered::text FROM {} WHERE customer_id = %s AND"
+                f" {postgres_store.IN_FORCE} ORDER BY id")
+SAVE_FLOOR = ("INSERT INTO {} (customer_id, ticket_id, request, jev_answered, p_remember, model, remember_at,"
+              " answer_probabilities, expires_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)")
+THRESHOLD = 0.5
 LOG_FLOOR = "INSERT INTO {} (customer_id, entry) VALUES (%s, %s)"
 
 
@@ -72,6 +76,11 @@ def memory_for(customer: str, number: int | str) -> Any:
     state["customer"]["id"], state["ticket"]["id"] = customer, f"T-{number}"
     team = jev_memory_lesson.ROUTE["team"]
     return {"request": state, "jev_answered": {team.instructions: team.criteria["selfhosted_windows"]}}
+
+
+def chosen_at(memory: Any) -> dict[str, float]:
+    """The answer's probability, as the wrapper saves it beside the memory (T-101's routing answer: 0.57)."""
+    return {question: 0.57 for question in memory["jev_answered"]}
 
 
 def entry_for(customer: str, number: int) -> Any:
@@ -211,10 +220,13 @@ def save_pair(owner_url: str, app_url: str, schema: str, saves: int) -> dict[str
             psycopg.connect(owner_url, autocommit=True, prepare_threshold=0) as floor:
         def save_floor() -> None:
             floor.execute(query, ("S-1", "T-0", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]),
-                                  0.9, MODEL))
+                                  0.9, MODEL, THRESHOLD, json.dumps(chosen_at(memory)), None))
 
-        return side_by_side({"store": lambda: store.save("S-1", memory, p_remember=0.9, model=MODEL),
-                             "floor": save_floor}, saves, tuple)
+        def save_store() -> None:
+            store.save("S-1", memory, p_remember=0.9, model=MODEL, remember_at=THRESHOLD,
+                       answer_probabilities=chosen_at(memory))
+
+        return side_by_side({"store": save_store, "floor": save_floor}, saves, tuple)
 
 
 def writer(kind: str, owner_url: str, app_url: str, schema: str, customer: str, saves: int, ready: Any, go: Any,
@@ -227,7 +239,8 @@ def writer(kind: str, owner_url: str, app_url: str, schema: str, customer: str, 
 
         def save_and_log(number: int) -> None:
             memory["request"]["ticket"]["id"] = f"T-{number}"
-            store.save(customer, memory, p_remember=0.9, model=MODEL)
+            store.save(customer, memory, p_remember=0.9, model=MODEL, remember_at=THRESHOLD,
+                       answer_probabilities=chosen_at(memory))
             store.log(entry_for(customer, number))
     else:
         db = psycopg.connect(owner_url, autocommit=True, prepare_threshold=0)
@@ -237,7 +250,8 @@ def writer(kind: str, owner_url: str, app_url: str, schema: str, customer: str, 
         def save_and_log(number: int) -> None:
             memory["request"]["ticket"]["id"] = f"T-{number}"
             db.execute(save_query, (customer, f"T-{number}", json.dumps(memory["request"]),
-                                    json.dumps(memory["jev_answered"]), 0.9, MODEL))
+                                    json.dumps(memory["jev_answered"]), 0.9, MODEL, THRESHOLD,
+                                    json.dumps(chosen_at(memory)), None))
             db.execute(log_query, (customer, json.dumps(entry_for(customer, number))))
     ready.wait()
     go.wait()
@@ -333,8 +347,9 @@ def other_stores(folder: str | Path, size: int, recalls: int) -> dict[str, float
     stores.SqliteStore(path)  # its tables
     with closing(sqlite3.connect(path)) as db, db:
         db.executemany(stores.INSERT_MEMORY, (
-            (customer, f"T-{number}", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]), 0.9, MODEL,
-             "2026-12-01T00:00:00+00:00") for number in range(size)
+            (customer, f"T-{number}", json.dumps(memory["request"]), json.dumps(memory["jev_answered"]),
+             json.dumps(chosen_at(memory)), 0.9, THRESHOLD, MODEL, "2026-12-01T00:00:00.000000+00:00", None, None,
+             None, None) for number in range(size)
             for customer in [customer_of(number, size)] for memory in [memory_for(customer, number)]))
     sqlite_store, customers = stores.SqliteStore(path), size // PER_CUSTOMER
     random.seed(0)
