@@ -117,3 +117,21 @@ def test_the_quick_loop_leaves_out_nbvals_notebook_cells():
                              "not slow", "notebooks"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     cells = sum(len(code_cells(NOTEBOOKS[path.name])) for path in ENGLISH_NOTEBOOKS)
     assert result.returncode == 5 and f"no tests collected ({cells} deselected)" in result.stdout, result.stdout
+
+
+def test_nbval_compares_a_json_output_as_its_text_with_only_what_sanitize_cfg_masks_masked():
+    """Notebook 10's memory card carries its data as JSON: a time the store's clock wrote differs at every run and is
+    masked, as in the card's text; any other change is still a difference."""
+    import configparser
+    from types import SimpleNamespace
+
+    from nbval.plugin import IPyNbCell
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "tests" / "sanitize.cfg")
+    cell = SimpleNamespace(parent=SimpleNamespace(sanitize_patterns={
+        config[section]["regex"]: config[section]["replace"] for section in config.sections()}))
+    card = {"as_of": "2026-12-04T22:24:01.123456Z", "memories": [{"p_remember": 0.92, "saved_at": "2026-12-04T22:24Z"}]}
+    later = {"as_of": "2027-01-01T00:00:00Z", "memories": [{"p_remember": 0.92, "saved_at": "2027-01-01T00:00Z"}]}
+    changed = {**card, "memories": [{"p_remember": 0.91, "saved_at": "2026-12-04T22:24Z"}]}
+    assert IPyNbCell.sanitize(cell, card) == IPyNbCell.sanitize(cell, later) != IPyNbCell.sanitize(cell, changed)

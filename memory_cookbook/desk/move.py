@@ -54,10 +54,10 @@ class MoveReport:
     digests: tuple[str, str]  # of every memory and entry of those customers, in order, on each side
 
     def __str__(self) -> str:
-        same = "the same" if self.digests[0] == self.digests[1] else "DIFFERENT"
+        same = "the same" if self.digests[0] == self.digests[1] else "NOT the same"
         return (f"{len(self.moved)} customers moved, {len(self.already_there)} already there;"
                 f" memories {self.memories[0]} → {self.memories[1]}, ledger entries {self.ledger_entries[0]} →"
-                f" {self.ledger_entries[1]}; digest {self.digests[0][:12]} → {self.digests[1][:12]}: {same}")
+                f" {self.ledger_entries[1]}; the digest of every memory and entry on both sides: {same}")
 
 
 def move_store(source: MemoryStore, target: MemoryStore) -> MoveReport:

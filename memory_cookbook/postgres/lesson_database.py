@@ -36,18 +36,18 @@ def one(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
     return row
 
 
-def lesson_schema(url: str, own_server: bool) -> str:
-    """The schema notebook 09 works in, created now by this process, or earlier by it. On a server the notebook did not
-    start, a schema of that name that was already there is refused: 09 writes, erases and drops only what it made. On
-    its own server (`own_server`), everything is the notebook's."""
-    schema = os.environ.get(LESSON_SCHEMA_VARIABLE) or LESSON_SCHEMA
+def lesson_schema(url: str, own_server: bool, name: str = LESSON_SCHEMA) -> str:
+    """The schema notebook 09 (or 10, under another `name`) works in, created now by this process, or earlier by it.
+    On a server the notebook did not start, a schema of that name that was already there is refused: the notebook
+    writes, erases and drops only what it made. On its own server (`own_server`), everything is the notebook's."""
+    schema = os.environ.get(LESSON_SCHEMA_VARIABLE) or name
     with database_errors(url), psycopg.connect(url, autocommit=True) as db:
         there = db.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
         if there and not own_server and (url, schema) not in CREATED:
             raise SchemaInUse(
                 f"Schema {schema!r} is already in the database at {masked(url)}, and this kernel did not create it:"
-                " notebook 09 works only in a schema it creates, so that it changes nothing of yours. If an earlier"
-                f" run of 09 left it (a kernel stopped before the last cell), drop it as its owner (DROP SCHEMA"
+                " notebooks 09 and 10 work only in a schema they create, so that they change nothing of yours. If an"
+                f" earlier run left it (a kernel stopped before the last cell), drop it as its owner (DROP SCHEMA"
                 f" {schema} CASCADE); or set {LESSON_SCHEMA_VARIABLE} to a name no schema has.")
         if not there:
             db.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))

@@ -4,10 +4,10 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
 - a developer's live settings (key, endpoint, another cache) are set aside for the session: nbval's kernels start
   later and inherit this environment, so a miss in nbval's run would otherwise go live and be recorded into the
   committed cache, and another cache would change what 02 prints (tests set their own with conftest.configure());
-- the database notebook 07 writes beside the notebooks during nbval's run is removed when the session ends, even one
-  stopped early (-x, Ctrl-C) before 07's last cell deletes it, and so is notebook 09's PostgreSQL server (stopped,
-  its folder removed); COOKBOOK_DATABASE_URL (and 09's other settings) is set aside too, so that 09 starts its own
-  server, as committed;
+- the databases notebooks 07 and 10 write beside the notebooks during nbval's run are removed when the session ends,
+  even one stopped early (-x, Ctrl-C) before the notebook's last cell deletes them, and so are notebooks 09's and 10's
+  PostgreSQL servers (stopped, their folders removed); COOKBOOK_DATABASE_URL (and 09's other settings) is set aside
+  too, so that 09 and 10 start their own servers, as committed;
 - the session's imports, kernels and subprocesses write no __pycache__ (only this plugin's own packages,
   memory_cookbook/__pycache__ and tools/cookbook_tools/__pycache__, ignored by git, are written before the plugin
   runs, unless PYTHONDONTWRITEBYTECODE is set);
@@ -15,14 +15,20 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   by scripts/sync_chinese.py (tests/test_chinese_edition.py runs its check), so the English run already reproduces
   its outputs; a twin named on the command line is still run (tests/sanitize.cfg masks the folded answers' label);
 - notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook);
+- nbval compares an output that is JSON (notebook 10's memory card carries its data so) as its text, with
+  tests/sanitize.cfg applied as to any text: nbval itself masks strings only, so a time the store's clock wrote would
+  fail the comparison there and pass it in the card's text and HTML;
 - tests marked `network` (the classroom kit's check, which downloads wheels) are skipped unless --run-network is
   given: a plain `pytest` passes with no network at all, and the README's test command asks for them; tests marked
   `scale` (a million memories) only with --run-scale.
 """
 
+import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +40,9 @@ LIVE_SETTINGS = ("TYPESAFE_API_KEY", "TYPESAFE_ENDPOINT", "TYPESAFE_BASE_URL", "
                  "COOKBOOK_DATABASE_URL", "COOKBOOK_APP_DATABASE_URL", "COOKBOOK_LESSON_SCHEMA")
 NOTEBOOK_07_DATABASE = NOTEBOOKS / "memories.sqlite"  # 07's DB_PATH, relative to the kernel's folder
 NOTEBOOK_09_SERVER = NOTEBOOKS / "postgres_data"  # 09's SERVER_FOLDER
+NOTEBOOK_10_DATABASE = NOTEBOOKS / "desk_memories.sqlite"  # 10's DB_PATH
+NOTEBOOK_10_SERVER = NOTEBOOKS / "desk_postgres_data"  # 10's SERVER_FOLDER
+SERVERS = (NOTEBOOK_09_SERVER, NOTEBOOK_10_SERVER)
 DATABASES_BEFORE = set()  # the session removes only what it wrote
 SET_ASIDE = {}  # a developer's live settings, restored when the session ends
 
@@ -52,7 +61,20 @@ def network_asked(config: pytest.Config) -> bool:
     return config.getoption(RUN_NETWORK)
 
 
+def sanitizing_json_too(sanitize: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """nbval's IPyNbCell.sanitize, which masks strings only, extended to a JSON output (a dict or a list): its text,
+    keys sorted, masked by the same patterns."""
+    def sanitized(cell: Any, value: Any) -> Any:
+        return sanitize(cell, json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value)
+    sanitized.__wrapped__ = sanitize  # type: ignore[attr-defined]
+    return sanitized
+
+
 def pytest_configure() -> None:
+    from nbval.plugin import IPyNbCell
+
+    if not hasattr(IPyNbCell.sanitize, "__wrapped__"):
+        IPyNbCell.sanitize = sanitizing_json_too(IPyNbCell.sanitize)  # type: ignore[method-assign]
     DATABASES_BEFORE.update(path for path in database_files() if path.exists())
     for name in LIVE_SETTINGS:
         if name in os.environ:
@@ -95,14 +117,14 @@ def pytest_unconfigure() -> None:
 
 
 def database_files() -> list[Path]:
-    return [NOTEBOOK_07_DATABASE, NOTEBOOK_07_DATABASE.with_name(NOTEBOOK_07_DATABASE.name + "-journal"),
-            NOTEBOOK_09_SERVER]
+    return [*(file for database in (NOTEBOOK_07_DATABASE, NOTEBOOK_10_DATABASE)
+              for file in (database, database.with_name(database.name + "-journal"))), *SERVERS]
 
 
 def pytest_sessionfinish() -> None:
     for path in database_files():
         if path not in DATABASES_BEFORE:
-            if path == NOTEBOOK_09_SERVER:
+            if path in SERVERS:
                 from memory_cookbook.postgres.server import stop_server_in
                 stop_server_in(path)
             else:

@@ -1,0 +1,52 @@
+"""What notebook 10 teaches, as the wrapper does it: once T-105's memory is invalidated, C-1042's two probes are
+requests the published run recorded (both cache hits) that no longer carry T-105, and their answers are the recorded
+ones; correcting only T-105's guess makes a request nobody recorded, whose CacheMiss ends with its link. On the dict
+and SQLite stores."""
+
+import json
+
+import pytest
+from conftest import cache_keys, committed_entries
+
+from memory_cookbook.from_notebooks.stores import SqliteStore
+from memory_cookbook.jev_request import carried_memory_ids
+from memory_cookbook.replay.cache_miss import CacheMiss
+from memory_cookbook.replay.calls import offline
+from test_replay import link_in
+
+EARLIER = ("T-101", "T-102", "T-103", "T-104", "T-105")
+
+
+@pytest.fixture(params=["dict", "sqlite"])
+def desk(lesson, request, tmp_path):
+    """The lesson from the published run's memories, on the store named, T-105's memory invalidated."""
+    if request.param == "sqlite":
+        lesson.MEMORY.store = SqliteStore(tmp_path / "desk.sqlite")
+    lesson.start_from(*EARLIER)
+    assert lesson.MEMORY.store.invalidate("C-1042", "T-105", reason="a guess", by="desk") == 1
+    return lesson
+
+
+def test_after_invalidating_t105_the_probes_are_recorded_requests_without_it(desk):
+    first = len(desk.CALLS)
+    answers = desk.probe("C-1042")
+    calls = desk.CALLS[first:]
+    assert len(calls) == 4 and [call.source for call in calls] == ["replay"] * 4  # question, gate; question, gate
+    assert cache_keys([call[:3] for call in calls]) <= set(committed_entries())  # each one a cache hit
+    questions = [json.loads(call.state_json) for call in calls[::2]]
+    assert [carried_memory_ids(state) for state in questions] == [("T-101",), ("T-101",)]
+    assert not any('"T-105"' in call.state_json for call in calls)  # the invalidated memory is nowhere in them
+    assert {subject: desk.routed(response) for subject, response in answers.items()} == {
+        "Slow dashboards": "selfhosted_windows 0.99", "More seats": "enterprise_desk 0.44"}
+
+
+def test_correcting_only_the_guess_is_a_request_nobody_recorded_and_its_miss_ends_with_its_link(desk):
+    t105 = next(record for record in desk.MEMORY.store.memory_records("C-1042") if record.ticket == "T-105")
+    corrected = {"request": t105.memory["request"], "jev_answered": {}}
+    sent = {**desk.later_state("C-1042", "Slow dashboards"),
+            desk.MEMORY_KEY: [*desk.MEMORY.store.recall("C-1042"), corrected]}
+    with offline(), pytest.raises(CacheMiss) as raised:
+        desk.ask(sent, desk.ROUTE)
+    model, state_json, questions_json = link_in(str(raised.value).splitlines()[-1])
+    assert json.loads(state_json) == sent and (model, state_json, questions_json) == raised.value.request
+    assert carried_memory_ids(sent) == ("T-101", "T-105")
