@@ -138,8 +138,8 @@ def reading(path: Path) -> "Reading":
 
 SLOT_ROW = re.compile(r"^\| [\d-]+ \| \[[^\]]*\]\(\.\./notebooks/(?P<notebook>\d\d_\w+\.ipynb)\) \|"
                       r" (?P<read>\d+(?:\.\d+)?) \+", re.M)
-READING_RATE = re.compile(r"about (?P<rate>\d+) words a minute")
-CHINESE_READING_RATE = re.compile(r"每分钟约 ?(?P<rate>\d+) ?字")
+READING_RATE = re.compile(r"(?P<rate>\d+) words a minute")
+CHINESE_READING_RATE = re.compile(r"每分钟约? ?(?P<rate>\d+) ?字")
 
 
 def reading_slots(guide_text: str) -> tuple[int, dict[str, float]]:
@@ -148,7 +148,7 @@ def reading_slots(guide_text: str) -> tuple[int, dict[str, float]]:
     rate = READING_RATE.search(guide_text)
     slots = {match["notebook"]: float(match["read"]) for match in SLOT_ROW.finditer(guide_text)}
     if not rate or not slots:
-        raise ValueError("docs/teaching.md: no lesson table of reading minutes, or no 'about N words a minute': the"
+        raise ValueError("docs/teaching.md: no lesson table of reading minutes, or no 'N words a minute': the"
                          " budget check reads both there (tools/cookbook_tools/budgets.py, SLOT_ROW and READING_RATE)")
     return int(rate["rate"]), slots
 
