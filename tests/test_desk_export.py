@@ -56,6 +56,13 @@ def test_an_export_reads_back_as_the_records_and_ledger_entries_it_was_made_from
         assert json.dumps(exported.memory) == json.dumps(record.memory)
 
 
+def test_a_call_whose_response_gave_no_token_count_reads_back_as_null(c1042):
+    records, entries, ledger = c1042
+    document = customer_export("C-1042", records, ledger)
+    document["ledger"][0]["input_tokens"] = None  # the contract's LedgerEntry allows it
+    assert read_customer_export(json.dumps(document)).ledger[0]["input_tokens"] is None
+
+
 def test_export_customer_reads_the_store(c1042):
     records, entries, ledger = c1042
     store: DeskStore = ListStore(records, ledger)
