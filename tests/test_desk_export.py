@@ -91,6 +91,7 @@ CHANGES = {
     "a ledger entry's count a string": (lambda d: d["ledger"][0].update(input_tokens="600"),
                                         "ledger[0].input_tokens must be a whole number"),
     "memories not a list": (lambda d: d.update(memories={}), "memories must be a list"),
+    "no customer named": (lambda d: d.update(customer=" "), "customer is empty"),
     "no ledger": (lambda d: d.pop("ledger"), "the document has no 'ledger'"),
     "another format": (lambda d: d.update(format="mem0"), "format is \"mem0\", not 'memory-cookbook/customer-export'"),
     "a newer version": (lambda d: d.update(format_version=2, memories="read by version 2 only"),
