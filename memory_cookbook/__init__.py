@@ -4,7 +4,8 @@ what a student's kernel loads. Its top level is what a desk lifts: the store con
 (memory_checks) and of the wrapper's input (wrapper_checks), the checked reading of the files a reader can damage
 (checked_files), where those files are (locations), and how the package's errors show in JupyterLab
 (shown_as_message). Its subpackages: replay/ (how a call reaches Jev and its recorded answer), postgres/ (notebook
-09's server, pool and errors), classroom/ (folded answers, the memory explorer) and from_notebooks/ (the modules
+09's server, pool and errors), classroom/ (folded answers, the memory explorer), desk/ (a desk's view of its memory:
+each memory with its provenance, a customer's memory card, a customer's export) and from_notebooks/ (the modules
 notebooks' `#| export NAME` cells generate: edit the notebook). It never imports the lesson or the maintainers' tools
 (tools/cookbook_tools)."""
 

@@ -10,7 +10,8 @@ outputs, cell for cell in the English order, with the Chinese Markdown cells tha
   ENGLISH_ID}}. An English Markdown cell with no translation yet is written in English, with "sha256": null.
 - Labels that the code prints in English are put in Chinese in the Chinese outputs (a folded answer's summary,
   memory_cookbook/classroom/folded.py; 05's memory explorer, its fallback text and its saved widget state,
-  memory_cookbook/classroom/explorer.py); the pages pick "Show the code" by the page's language (tools/pages.py).
+  memory_cookbook/classroom/explorer.py; a memory card's text and HTML, rendered again from the card's data,
+  memory_cookbook/desk/card.py); the pages pick "Show the code" by the page's language (tools/pages.py).
 
     python scripts/sync_chinese.py                                   # ids, then every .zh.ipynb written
     python scripts/sync_chinese.py --check                           # exit 1 and list what is out of date
@@ -35,6 +36,7 @@ from typing import Any
 import nbformat
 
 from memory_cookbook.classroom import explorer, folded
+from memory_cookbook.desk import card
 from cookbook_tools import chinese_documents
 from cookbook_tools.paths import NOTEBOOKS
 
@@ -136,6 +138,9 @@ def translated_outputs(outputs: list[Any]) -> list[Any]:
             data["text/html"] = html
         if WIDGET_VIEW in data and "text/plain" in data:  # the memory explorer's text where widgets do not run
             data["text/plain"] = explorer.in_chinese("".join(data["text/plain"]))
+        if card.CARD_MIME in data:  # a memory card: its text and HTML rendered again from its data, in Chinese
+            data["text/plain"] = card.card_text(data[card.CARD_MIME], "zh")
+            data["text/html"] = card.card_html(data[card.CARD_MIME], "zh")
     return outputs
 
 

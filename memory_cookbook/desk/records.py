@@ -1,0 +1,181 @@
+"""A memory as a desk sees it: `MemoryRecord`, one row a store gives for the memory card and an export (the memory
+exactly as saved, and what is known about it: the answer's probabilities, P(remember) and the threshold in force, the
+model, when it was saved, its expiry and invalidation), its status at a moment, and `DeskStore`, what a store does for
+the desk beside the wrapper's contract. Hand-written, tested in tests/test_desk_records.py."""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal, Protocol, TypedDict
+
+from typesafe_sdk import Choice, ChoiceAnswer, Noul, Score, SystemOneResponse
+
+from memory_cookbook.contract import LedgerEntry, MemoryItem
+from memory_cookbook.jev_request import ticket_id
+from memory_cookbook.memory_checks import checked_memory
+
+__all__ = ["DeskStore", "MemoryRecord", "Provenance", "STATUSES", "Status", "answer_probabilities",
+           "checked_probability", "checked_text", "iso_utc", "utc"]
+
+Status = Literal["in force", "invalidated", "expired"]
+STATUSES: tuple[Status, ...] = ("in force", "invalidated", "expired")
+
+
+class Provenance(TypedDict):
+    """Where a memory came from and what became of it, as JSON (times ISO 8601 UTC), with its status at a moment:
+    what the card and an export show of every memory."""
+
+    ticket: str | None
+    p_remember: float
+    remember_at: float | None
+    model: str
+    saved_at: str
+    expires_at: str | None
+    status: Status
+    invalidated_at: str | None
+    invalidated_by: str | None
+    invalidation_reason: str | None
+
+
+def utc(moment: datetime, field: str = "a time") -> datetime:
+    """`moment` in UTC, or a ValueError naming the field if it has no time zone (a naive time is ambiguous)."""
+    if not isinstance(moment, datetime):
+        raise ValueError(f"{field} must be a datetime; got {type(moment).__name__} {moment!r:.80}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{field} has no time zone ({moment.isoformat()}): give it one, e.g. datetime.now(UTC)")
+    return moment.astimezone(UTC)
+
+
+def iso_utc(moment: datetime) -> str:
+    """ISO 8601 in UTC with a Z, as exports and the card's data write a time: '2026-09-28T09:14:03Z'."""
+    return utc(moment).isoformat().replace("+00:00", "Z")
+
+
+def checked_probability(field: str, value: object) -> float:
+    """`value` if it is a number from 0 to 1 (not a bool), else a ValueError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1 or math.isnan(value):
+        raise ValueError(f"{field} must be a number from 0 to 1; got {value!r:.80}")
+    return float(value)
+
+
+def checked_text(field: str, value: object) -> str:
+    """`value` if it is a string with more than spaces in it, else a ValueError naming the field."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{field} must be a non-empty string; got {value!r:.80}")
+    return value
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One memory of a customer as its store keeps it, with its provenance. Times are UTC datetimes; `remember_at` is
+    the threshold the gate judged it by (None if the store did not keep it); `answer_probabilities` maps a question's
+    instructions (a key of memory["jev_answered"]) to the probability Jev gave the answer saved, for each Choice (a
+    Noul's or a Score's answer is its own number). Invalidated means a desk marked it no longer true: when, who and why
+    are all set, or none. A wrong value is a ValueError naming the field."""
+
+    customer: str
+    ticket: str | None
+    memory: MemoryItem
+    answer_probabilities: dict[str, float]
+    p_remember: float
+    remember_at: float | None
+    model: str
+    saved_at: datetime
+    expires_at: datetime | None = None
+    invalidated_at: datetime | None = None
+    invalidated_by: str | None = None
+    invalidation_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        checked_text("customer", self.customer)
+        checked_memory(self.memory)
+        named = self.memory["request"].get("customer")
+        named = named.get("id") if isinstance(named, dict) else None
+        if named is not None and named != self.customer:
+            raise ValueError(f"customer is {self.customer!r}, but the memory is of customer {named!r}")
+        if self.ticket != ticket_id(self.memory):
+            raise ValueError(f"ticket is {self.ticket!r}, but the memory is of ticket {ticket_id(self.memory)!r}")
+        if not isinstance(self.answer_probabilities, dict):
+            raise ValueError(f"answer_probabilities must be a dict {{question instructions: probability}}; got"
+                             f" {self.answer_probabilities!r:.80}")
+        for question, chosen_at in self.answer_probabilities.items():
+            if question not in self.memory["jev_answered"]:
+                raise ValueError(f"answer_probabilities names a question the memory has no answer to: {question!r:.80}")
+            checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
+        checked_probability("p_remember", self.p_remember)
+        if self.remember_at is not None:
+            checked_probability("remember_at", self.remember_at)
+        checked_text("model", self.model)
+        object.__setattr__(self, "saved_at", utc(self.saved_at, "saved_at"))
+        if self.expires_at is not None:
+            object.__setattr__(self, "expires_at", utc(self.expires_at, "expires_at"))
+            if self.expires_at <= self.saved_at:
+                raise ValueError(f"expires_at ({iso_utc(self.expires_at)}) must be after saved_at"
+                                 f" ({iso_utc(self.saved_at)})")
+        self._check_invalidation()
+
+    def _check_invalidation(self) -> None:
+        given = {"invalidated_at": self.invalidated_at, "invalidated_by": self.invalidated_by,
+                 "invalidation_reason": self.invalidation_reason}
+        missing = [field for field, value in given.items() if value is None]
+        if missing and len(missing) < len(given):
+            raise ValueError(f"an invalidation says when, who and why: {', '.join(missing)} missing")
+        if self.invalidated_at is not None:
+            object.__setattr__(self, "invalidated_at", utc(self.invalidated_at, "invalidated_at"))
+            checked_text("invalidated_by", self.invalidated_by)
+            checked_text("invalidation_reason", self.invalidation_reason)
+            if self.invalidated_at < self.saved_at:
+                raise ValueError(f"invalidated_at ({iso_utc(self.invalidated_at)}) is before saved_at"
+                                 f" ({iso_utc(self.saved_at)})")
+
+    def status_at(self, moment: datetime) -> Status:
+        """Its status at `moment`: "invalidated" from its invalidation on, else "expired" from its expiry on, else
+        "in force". Recall sends only a memory in force."""
+        moment = utc(moment, "the moment")
+        if self.invalidated_at is not None and self.invalidated_at <= moment:
+            return "invalidated"
+        if self.expires_at is not None and self.expires_at <= moment:
+            return "expired"
+        return "in force"
+
+    def provenance_at(self, moment: datetime) -> Provenance:
+        """Its provenance as JSON, with its status at `moment`."""
+        return {"ticket": self.ticket, "p_remember": self.p_remember, "remember_at": self.remember_at,
+                "model": self.model, "saved_at": iso_utc(self.saved_at),
+                "expires_at": iso_utc(self.expires_at) if self.expires_at else None,
+                "status": self.status_at(moment),
+                "invalidated_at": iso_utc(self.invalidated_at) if self.invalidated_at else None,
+                "invalidated_by": self.invalidated_by, "invalidation_reason": self.invalidation_reason}
+
+
+def answer_probabilities(questions: Mapping[str, Choice | Noul | Score],
+                         response: SystemOneResponse) -> dict[str, float]:
+    """{question instructions: the probability of the chosen option} for each Choice the response answered: what a
+    store keeps beside a memory, whose text keeps only the chosen description (T-105's "Enterprise desk" was chosen
+    at 0.35)."""
+    chosen_at = {}
+    for question_id, question in questions.items():
+        answer = response.answers.get(question_id)
+        if isinstance(question, Choice) and isinstance(answer, ChoiceAnswer) and isinstance(question.instructions, str):
+            chosen_at[question.instructions] = answer.probabilities[answer.choice]
+    return chosen_at
+
+
+class DeskStore(Protocol):
+    """What the card, the export and the import ask of a store, beside the wrapper's contract (issue 35 adds these to
+    every store). Times are the store's own: a restored record keeps the times it was exported with."""
+
+    def memory_records(self, customer: str) -> list[MemoryRecord]:
+        """Every memory of the customer in the order saved, in force, invalidated and expired alike."""
+        ...
+
+    def ledger(self, customer: str | None = None) -> list[LedgerEntry]:
+        """The ledger's entries in the order logged: the customer's, or (None) every customer's."""
+        ...
+
+    def restore(self, customer: str, records: Sequence[MemoryRecord], entries: Sequence[LedgerEntry]) -> None:
+        """Keep these records (times, expiry and invalidation as they are) and ledger entries for the customer, all
+        in one transaction or none; raise CustomerAlreadyKept (memory_cookbook.desk.export) and write nothing if the
+        store keeps any memory or ledger entry of the customer already."""
+        ...
