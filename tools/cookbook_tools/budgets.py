@@ -182,7 +182,7 @@ def word_figures(root: Path) -> list["Figure"]:
         for page in (name, chinese_twin(name)):
             if page in notebooks:
                 read = notebooks[page]
-                # unrounded: 3.03 minutes is over a 3-minute slot, though it shows as 3.0
+                # unrounded: 3.03 minutes is over a 3-minute slot, though it rounds to 3.0
                 figures.append(Figure(f"{page}: read aloud", read.minutes(rate, chinese_rate), "min",
                                       minutes, note=read.described(rate, chinese_rate)))
     lesson = [name for name in notebooks if name[:2] in LESSON and not name.endswith(".zh.ipynb")]
