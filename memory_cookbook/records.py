@@ -66,6 +66,10 @@ class MemoryRecord:
     def __post_init__(self) -> None:
         non_empty_text("customer", self.customer)
         checked_memory(self.memory)
+        named = self.memory["request"].get("customer")
+        named = named.get("id") if isinstance(named, dict) else None
+        if named is not None and named != self.customer:
+            raise ValueError(f"customer is {self.customer!r}, but the memory is of customer {named!r}")
         if self.ticket != ticket_id(self.memory):
             raise ValueError(f"ticket is {self.ticket!r}, but the memory is of ticket {ticket_id(self.memory)!r}")
         if not isinstance(self.answer_probabilities, dict):
@@ -102,8 +106,8 @@ class MemoryRecord:
                                  f" ({iso_utc(self.saved_at)})")
 
     def status_at(self, moment: datetime) -> Status:
-        """"invalidated" from its invalidation on, else "expired" from its expiry on, else "in force". Recall sends
-        only a memory in force."""
+        """Its status at `moment`: "invalidated" from its invalidation on, else "expired" from its expiry on, else
+        "in force". Recall sends only a memory in force."""
         moment = utc(moment, "the moment")
         if self.invalidated_at is not None and self.invalidated_at <= moment:
             return "invalidated"

@@ -80,8 +80,15 @@ def test_each_notebook_with_a_slot_and_its_chinese_twin_is_measured_against_the_
     figures = {figure.name: figure for figure in budgets.word_figures(root)}
     english, chinese = figures["03_notebook.ipynb: read aloud"], figures["03_notebook.zh.ipynb: read aloud"]
     assert (english.value, english.budget) == (3.0, 4.0)  # 300 words at 100 a minute
-    assert (chinese.value, chinese.budget) == (1.6, 4.0)  # 300 字 at 200 a minute and 10 words at 100
+    assert (chinese.value, chinese.budget) == (pytest.approx(1.6), 4.0)  # 300 字 at 200 a minute, 10 words at 100
     assert figures["README.md: words read aloud"].value == 1000 and figures["README.md: words read aloud"].over is False
+
+
+def test_a_notebook_over_its_slot_by_less_than_a_tenth_of_a_minute_is_over(tmp_path):
+    root = a_cookbook(tmp_path, {number: 300 for number in range(1, 10)} | {1: 403})
+    figure = {figure.name: figure for figure in budgets.word_figures(root)}["01_notebook.ipynb: read aloud"]
+    assert figure.over  # 403 words at 100 a minute: 4.03 minutes, against 4
+    assert budgets.shown(figure.value, figure.unit) == "4.03 min"
 
 
 def test_a_guide_without_its_lesson_table_is_an_error_naming_it():

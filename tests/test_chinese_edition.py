@@ -67,11 +67,12 @@ def test_each_translation_is_chinese_with_its_english_cells_headings(path):
                 assert headings[0] == headings[1], cell.source[:80]
 
 
-def test_the_first_notebook_has_the_glossary_after_its_title():
+def test_the_first_notebook_has_the_glossary_after_its_recap_so_its_cells_are_numbered_as_the_englishs():
     english, chinese = read(ENGLISH_NOTEBOOKS[0]), read(CHINESE_NOTEBOOKS[0])
     glossary = [cell for cell in chinese.cells if cell.source.startswith(GLOSSARY_HEADING)]
-    assert len(glossary) == 1
-    assert glossary[0].metadata["translation"] == {"chinese_only": True, "after": english.cells[0].id}
+    assert len(glossary) == 1 and chinese.cells[-1] is glossary[0]
+    assert glossary[0].metadata["translation"] == {"chinese_only": True, "after": english.cells[-1].id}
+    assert [cell.cell_type for cell in chinese.cells[:-1]] == [cell.cell_type for cell in english.cells]
     for english_term, chinese_term in [("ticket", "工单"), ("routing", "路由"), ("gate", "门控"), ("memory", "记忆"),
                                        ("threshold", "阈值"), ("wrapper", "包装函数"), ("state", "state"),
                                        ("cache", "缓存"), ("customer", "客户")]:

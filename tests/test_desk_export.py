@@ -36,6 +36,13 @@ def test_an_export_reads_back_as_the_records_and_ledger_entries_it_was_made_from
         assert json.dumps(exported.memory) == json.dumps(record.memory)
 
 
+def test_a_call_whose_response_gave_no_token_count_reads_back_as_null(c1042):
+    records, entries, ledger = c1042
+    document = customer_export("C-1042", records, ledger)
+    document["ledger"][0]["input_tokens"] = None  # the contract's LedgerEntry allows it
+    assert read_customer_export(json.dumps(document)).ledger[0]["input_tokens"] is None
+
+
 def test_export_customer_reads_the_store(c1042):
     records, entries, ledger = c1042
     store = DictStore()
@@ -65,6 +72,7 @@ CHANGES = {
     "a ledger entry's count a string": (lambda d: d["ledger"][0].update(input_tokens="600"),
                                         "ledger[0].input_tokens must be a whole number"),
     "memories not a list": (lambda d: d.update(memories={}), "memories must be a list"),
+    "no customer named": (lambda d: d.update(customer=" "), "customer is empty"),
     "no ledger": (lambda d: d.pop("ledger"), "the document has no 'ledger'"),
     "another format": (lambda d: d.update(format="mem0"), "format is \"mem0\", not 'memory-cookbook/customer-export'"),
     "a newer version": (lambda d: d.update(format_version=2, memories="read by version 2 only"),

@@ -41,6 +41,7 @@ def test_times_are_kept_in_utc_and_a_time_without_a_zone_is_refused():
 
 @pytest.mark.parametrize("changes, named", [
     ({"ticket": "T-105"}, "ticket is 'T-105'"),
+    ({"customer": "C-2210"}, "customer is 'C-2210', but the memory is of customer 'C-1042'"),
     ({"p_remember": 1.5}, "p_remember must be a number from 0 to 1"),
     ({"remember_at": True}, "remember_at must be a number from 0 to 1"),
     ({"answer_probabilities": {QUESTION: -0.1}}, "answer_probabilities"),

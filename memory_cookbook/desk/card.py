@@ -106,7 +106,8 @@ def card_data(customer: str, records: Sequence[MemoryRecord], ledger: Sequence[L
         raise ValueError(f"the card of {customer} was given records of {', '.join(strangers)}: a card shows one"
                          " customer's memories")
     entries = [entry for entry in ledger if entry.get("customer") == customer]
-    companies = [record.memory["request"].get("customer", {}).get("company") for record in records]
+    named = [record.memory["request"].get("customer") for record in records]
+    companies = [company.get("company") for company in named if isinstance(company, dict)]
     return {"customer": customer,
             "company": next((company for company in companies if isinstance(company, str)), None),
             "as_of": iso_utc(now),

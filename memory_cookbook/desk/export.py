@@ -61,6 +61,7 @@ class NotACustomerExport(ShownAsMessage, ValueError):
 
 
 def exported_memory(record: MemoryRecord, moment: datetime) -> ExportedMemory:
+    """One record as the export writes it, its status at the export's moment."""
     return {**record.provenance_at(moment), "answer_probabilities": record.answer_probabilities,
             "memory": record.memory}
 
@@ -107,6 +108,7 @@ class Reader:
         return value
 
     def of_type(self, value: object, field: str, kind: type | tuple[type, ...], wanted: str) -> Any:
+        """`value` if it is of `kind` (a bool is no number, a number is finite), else an error saying what is wanted."""
         if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
             raise self.wrong(field, f"must be {wanted}; got {shown(value)}")
         if not isinstance(value, kind) or (isinstance(value, float) and not math.isfinite(value)):
@@ -114,6 +116,7 @@ class Reader:
         return value
 
     def time(self, value: object, field: str) -> datetime:
+        """An ISO 8601 time with its zone, as a UTC datetime."""
         text = self.of_type(value, field, str, "an ISO 8601 time in UTC, e.g. \"2026-09-28T09:14:03Z\"")
         try:
             moment = datetime.fromisoformat(text)
@@ -182,6 +185,8 @@ class Reader:
     def read(self, document: object) -> CustomerData:
         header = self.header(document)
         customer = self.of_type(header["customer"], "customer", str, "a customer id (a string)")
+        if not customer.strip():
+            raise self.wrong("customer", "is empty: an export is of one customer, named by their id")
         exported_at = self.time(header["exported_at"], "exported_at")
         memories = self.of_type(header["memories"], "memories", list, "a list")
         ledger = self.of_type(header["ledger"], "ledger", list, "a list")

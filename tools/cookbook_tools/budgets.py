@@ -138,8 +138,8 @@ def reading(path: Path) -> "Reading":
 
 SLOT_ROW = re.compile(r"^\| [\d-]+ \| \[[^\]]*\]\(\.\./notebooks/(?P<notebook>\d\d_\w+\.ipynb)\) \|"
                       r" (?P<read>\d+(?:\.\d+)?) \+", re.M)
-READING_RATE = re.compile(r"about (?P<rate>\d+) words a minute")
-CHINESE_READING_RATE = re.compile(r"每分钟约 ?(?P<rate>\d+) ?字")
+READING_RATE = re.compile(r"(?P<rate>\d+) words a minute")
+CHINESE_READING_RATE = re.compile(r"每分钟约? ?(?P<rate>\d+) ?字")
 
 
 def reading_slots(guide_text: str) -> tuple[int, dict[str, float]]:
@@ -148,7 +148,7 @@ def reading_slots(guide_text: str) -> tuple[int, dict[str, float]]:
     rate = READING_RATE.search(guide_text)
     slots = {match["notebook"]: float(match["read"]) for match in SLOT_ROW.finditer(guide_text)}
     if not rate or not slots:
-        raise ValueError("docs/teaching.md: no lesson table of reading minutes, or no 'about N words a minute': the"
+        raise ValueError("docs/teaching.md: no lesson table of reading minutes, or no 'N words a minute': the"
                          " budget check reads both there (tools/cookbook_tools/budgets.py, SLOT_ROW and READING_RATE)")
     return int(rate["rate"]), slots
 
@@ -170,7 +170,7 @@ LESSON = [f"{number:02}" for number in range(1, 7)]  # the notebooks of the 45-m
 
 
 def word_figures(root: Path) -> list["Figure"]:
-    """Each notebook with a slot in the guide, and its Chinese twin, read aloud in minutes (to a tenth) against the
+    """Each notebook with a slot in the guide, and its Chinese twin, read aloud in minutes (unrounded) against the
     slot; 01-06 together, 04, 07, 08, 09 and the README in words read aloud, against the issues' budgets
     (WORD_BUDGETS)."""
     guide = (root / "docs" / "teaching.md").read_text(encoding="utf-8")
@@ -182,7 +182,8 @@ def word_figures(root: Path) -> list["Figure"]:
         for page in (name, chinese_twin(name)):
             if page in notebooks:
                 read = notebooks[page]
-                figures.append(Figure(f"{page}: read aloud", round(read.minutes(rate, chinese_rate), 1), "min",
+                # unrounded: 3.03 minutes is over a 3-minute slot, though it rounds to 3.0
+                figures.append(Figure(f"{page}: read aloud", read.minutes(rate, chinese_rate), "min",
                                       minutes, note=read.described(rate, chinese_rate)))
     lesson = [name for name in notebooks if name[:2] in LESSON and not name.endswith(".zh.ipynb")]
     if len(lesson) != len(LESSON):
@@ -358,6 +359,8 @@ def verdict(figure: "Figure") -> str:
 def shown(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
+    if unit == "min":  # to a hundredth: 2.99 and 3.03 lie on either side of a 3-minute slot
+        return f"{value:.2f}".rstrip("0").rstrip(".") + f" {unit}"
     return f"{value:,.0f} {unit}" if unit == "words" else f"{value:g} {unit}" if unit != "×" else f"{value:g}×"
 
 
