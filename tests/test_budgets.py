@@ -40,11 +40,12 @@ def test_chinese_is_counted_in_characters_beside_its_latin_words():
     assert (budgets.spoken_words(text), budgets.chinese_characters(text)) == (4, 6)
 
 
-def test_the_guides_tables_give_each_notebook_of_the_lesson_and_09_its_reading_minutes():
+def test_the_guides_tables_give_each_notebook_of_the_lesson_09_and_10_its_reading_minutes():
     rate, slots = budgets.reading_slots((ROOT / "docs" / "teaching.md").read_text())
     assert rate == 130 and budgets.chinese_reading_rate((ROOT / "docs" / "teaching.zh.md").read_text()) == 230
     assert list(slots) == ["01_tickets.ipynb", "02_routing.ipynb", "03_gate.ipynb", "04_wrapper.ipynb",
-                           "05_probe_sequence.ipynb", "06_final_comparison.ipynb", "09_many_app_servers.ipynb"]
+                           "05_probe_sequence.ipynb", "06_final_comparison.ipynb", "09_many_app_servers.ipynb",
+                           "10_a_desk_memory.ipynb"]
     assert all(0 < minutes < 10 for minutes in slots.values())
 
 
