@@ -245,14 +245,14 @@ def jev_server():
 def copy_of_the_repository(folder):
     """What the notebooks need, copied into `folder`: notebooks (with the modules), data, the cache, the requests."""
     shutil.copytree(NOTEBOOKS, folder / "notebooks", ignore=shutil.ignore_patterns(
-        "__pycache__", ".ipynb_checkpoints", "*.sqlite", "postgres_data"))
+        "__pycache__", ".ipynb_checkpoints", "*.sqlite", "*.sqlite-journal", "postgres_data", "desk_postgres_data"))
     shutil.copytree(ROOT / "data", folder / "data")
     for path in (CACHE_FILE, RECORDED_REQUESTS_FILE):
         shutil.copyfile(path, folder / path.name)
     return folder
 
 
-LONGEST_READERS_RUN = ("09_", "05_")
+LONGEST_READERS_RUN = ("09_", "10_", "05_")
 
 
 def run_as_readers(folder, notebook_paths, committed_cache=CACHE_FILE, run_notebook=execution.executed_as_readers_do,
