@@ -299,7 +299,7 @@ def test_llms_txt_describes_each_notebook_by_its_row_in_the_readme_of_its_langua
     for readme in (README, CHINESE_README):
         rows = ParsedMarkdown(readme.read_text()).linked_rows()
         notebook_rows = {target: row for target, row in rows.items() if target.startswith("notebooks/")}
-        assert len(notebook_rows) == 9, readme.name
+        assert len(notebook_rows) == len(ENGLISH_NOTEBOOKS) == 10, readme.name
         for target, row in notebook_rows.items():
             page = site_path(ROOT / target).with_suffix(".md").as_posix()
             assert re.search(rf"^- \[[^\]]+\]\({re.escape(page)}\): {re.escape(row)}$", text, re.M), target
@@ -328,7 +328,7 @@ def test_the_06_page_carries_the_result_table_and_the_totals(site):
 @pytest.mark.slow
 def test_the_index_is_the_readme_with_its_notebook_list_linking_to_the_pages(site):
     index = (site / "index.html").read_text()
-    assert len(ENGLISH_NOTEBOOKS) == 9
+    assert len(ENGLISH_NOTEBOOKS) == 10
     assert all(f'href="{site_path(path).as_posix()}"' in index for path in ENGLISH_NOTEBOOKS)
 
 
