@@ -35,7 +35,8 @@ class DictStore:
     def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str, remember_at: float | None = None,
              answer_probabilities: Mapping[str, float] | None = None, expires_at: datetime | None = None) -> None:
         now = datetime.now(UTC)
-        saving = checked_save(memory, p_remember, model, remember_at, answer_probabilities, expires_at, now)
+        saving = checked_save(customer, memory, p_remember, model, remember_at, answer_probabilities, expires_at,
+                              now)
         record = MemoryRecord(customer, ticket_id(memory), copy.deepcopy(memory),
                               json.loads(saving.answer_probabilities), saving.p_remember, saving.remember_at,
                               saving.model, now, saving.expires_at)

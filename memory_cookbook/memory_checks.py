@@ -83,13 +83,18 @@ class Saving(NamedTuple):
     expires_at: datetime | None
 
 
-def checked_save(memory: Any, p_remember: object, model: object, remember_at: object,
+def checked_save(customer: str, memory: Any, p_remember: object, model: object, remember_at: object,
                  answer_probabilities: object, expires_at: object, now: datetime) -> Saving:
-    """What a store's save keeps, checked: the memory (checked_memory), P(remember) and the threshold (numbers from 0
-    to 1; the threshold may be None, not known), the model (a non-empty string), the answer's probabilities ({a
-    question of memory["jev_answered"]: a number from 0 to 1}, None for none) and the expiry (None, or a time with a
-    zone later than `now`). A ValueError names the first field that is wrong."""
+    """What a store's save keeps for `customer`, checked: the memory (checked_memory, and of no other customer than
+    the one it names), P(remember) and the threshold (numbers from 0 to 1; the threshold may be None, not known), the
+    model (a non-empty string), the answer's probabilities ({a question of memory["jev_answered"]: a number from 0 to
+    1}, None for none) and the expiry (None, or a time with a zone later than `now`). A ValueError names the first
+    field that is wrong."""
     request, answered = checked_memory(memory)
+    named = memory["request"].get("customer")
+    named = named.get("id") if isinstance(named, dict) else None
+    if named is not None and named != customer:
+        raise ValueError(f"customer is {customer!r}, but the memory is of customer {named!r}")
     answer_probabilities = {} if answer_probabilities is None else answer_probabilities
     if not isinstance(answer_probabilities, Mapping):
         raise ValueError("answer_probabilities must be a dict {question instructions: probability}; got"

@@ -265,6 +265,12 @@ def test_what_is_kept_beside_a_memory_is_refused_naming_what_is_wrong_and_nothin
     assert store.memory_records("C-A") == []
 
 
+def test_a_memory_of_another_customer_is_refused_and_nothing_is_saved(store):
+    with pytest.raises(ValueError, match="customer is 'C-A', but the memory is of customer 'C-B'"):
+        store.save("C-A", answered("C-B", "T-1"), p_remember=0.9, model="m")
+    assert (store.memory_records("C-A"), store.memory_records("C-B")) == ([], [])
+
+
 def exported(customer: str = "C-A") -> tuple[list[MemoryRecord], list[LedgerEntry]]:
     """A customer's records as another store kept them: one in force, one invalidated, one expired, with times of
     their own; and two ledger entries."""

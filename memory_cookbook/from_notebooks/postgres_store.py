@@ -420,7 +420,7 @@ class PostgresStore:
 
     def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str, remember_at: float | None = None,
              answer_probabilities: Mapping[str, float] | None = None, expires_at: datetime | None = None) -> None:
-        kept = checked_save(memory, p_remember, model, remember_at, answer_probabilities, expires_at,
+        kept = checked_save(customer, memory, p_remember, model, remember_at, answer_probabilities, expires_at,
                             datetime.now(UTC))  # every value checked, or a ValueError naming what is wrong
         self.call("save_memory", checked_id("customer", customer),
                   checked_id("ticket id", ticket_id(memory), optional=True), kept.request, kept.jev_answered,

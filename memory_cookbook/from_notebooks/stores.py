@@ -90,7 +90,7 @@ class SqliteStore:
     def save(self, customer: str, memory: MemoryItem, p_remember: float, model: str, remember_at: float | None = None,
              answer_probabilities: Mapping[str, float] | None = None, expires_at: datetime | None = None) -> None:
         now = datetime.now(UTC)  # every value checked, or a ValueError naming what is wrong
-        kept = checked_save(memory, p_remember, model, remember_at, answer_probabilities, expires_at, now)
+        kept = checked_save(customer, memory, p_remember, model, remember_at, answer_probabilities, expires_at, now)
         self.execute(INSERT_MEMORY, customer, ticket_id(memory), kept.request, kept.jev_answered,
                      kept.answer_probabilities, kept.p_remember, kept.remember_at, kept.model, stamp(now),
                      stamp(kept.expires_at), None, None, None)
