@@ -15,16 +15,9 @@ from conftest import APP_ROLE, TEST_PARTITIONS
 from memory_cookbook.from_notebooks.postgres_store import (DESK_COLUMNS, PostgresStore, create_memory_tables,
                                                            grant_row_rights)
 from memory_cookbook.postgres.errors import MemoryTablesMissing, QueryFailed
+from test_postgres_desk import ids, note
 
 pytestmark = pytest.mark.slow
-
-
-def note(customer, ticket):
-    return {"request": {"customer": {"id": customer}, "ticket": {"id": ticket}}, "jev_answered": {"q": ticket}}
-
-
-def ids(store, customer):
-    return [memory["request"]["ticket"]["id"] for memory in store.recall(customer)]
 
 
 def test_the_app_role_reads_and_invalidates_only_the_rows_of_the_customer_it_names(app_store, app_role_url):
