@@ -6,10 +6,12 @@ given to. Hand-written, tested in tests/test_store.py and the contract suite (te
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
-__all__ = ["Saving", "checked_entry", "checked_memory", "checked_probability", "checked_save", "json_text",
-           "non_empty_text", "utc"]
+__all__ = ["STRICT_JSON", "Saving", "checked_entry", "checked_memory", "checked_probability", "checked_save",
+           "is_probability", "json_text", "non_empty_text", "utc"]
+
+STRICT_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps(value, allow_nan=False), without a new encoder each call
 
 
 def json_text(field: str, value: object) -> str:
@@ -19,7 +21,7 @@ def json_text(field: str, value: object) -> str:
     if not isinstance(value, dict):
         raise ValueError(f"{field} must be a dict; got {type(value).__name__} {value!r:.80}")
     try:
-        return json.dumps(value, allow_nan=False)
+        return STRICT_JSON.encode(value)
     except RecursionError:  # json.dumps recurses once per level: a value nested thousands of levels deep
         raise ValueError(f"{field} is nested too deeply to be written as JSON (deeper than Python's recursion limit,"
                          " about a thousand levels)") from None
@@ -47,9 +49,14 @@ def checked_entry(entry: Any) -> str:
     return text
 
 
+def is_probability(value: object) -> TypeGuard[float]:
+    """Whether `value` is a number from 0 to 1 (not a bool; NaN is none)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value <= 1
+
+
 def checked_probability(field: str, value: object) -> float:
-    """`value` if it is a number from 0 to 1 (not a bool; NaN is none), else a ValueError naming the field."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+    """`value` if it is a number from 0 to 1 (is_probability), else a ValueError naming the field."""
+    if not is_probability(value):
         raise ValueError(f"{field} must be a number from 0 to 1; got {value!r:.80}")
     return float(value)
 
@@ -95,17 +102,21 @@ def checked_save(customer: str, memory: Any, p_remember: object, model: object, 
     named = named.get("id") if isinstance(named, dict) else None
     if named is not None and named != customer:
         raise ValueError(f"customer is {customer!r}, but the memory is of customer {named!r}")
-    answer_probabilities = {} if answer_probabilities is None else answer_probabilities
-    if not isinstance(answer_probabilities, Mapping):
-        raise ValueError("answer_probabilities must be a dict {question instructions: probability}; got"
-                         f" {answer_probabilities!r:.80}")
+    if answer_probabilities is None:
+        answer_probabilities = {}
+    elif not isinstance(answer_probabilities, dict):
+        if not isinstance(answer_probabilities, Mapping):
+            raise ValueError("answer_probabilities must be a dict {question instructions: probability}; got"
+                             f" {answer_probabilities!r:.80}")
+        answer_probabilities = dict(answer_probabilities)
     for question, chosen_at in answer_probabilities.items():
         if question not in memory["jev_answered"]:
             raise ValueError(f"answer_probabilities names a question the memory has no answer to: {question!r:.80}")
-        checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
+        if not is_probability(chosen_at):  # the field's name made only for the error
+            checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
     if expires_at is not None and utc(expires_at, "expires_at") <= now:
         raise ValueError(f"expires_at ({utc(expires_at).isoformat()}) must be after the save ({now.isoformat()})")
-    return Saving(request, answered, json_text("answer_probabilities", dict(answer_probabilities)),
+    return Saving(request, answered, json_text("answer_probabilities", answer_probabilities),
                   checked_probability("p_remember", p_remember),
                   None if remember_at is None else checked_probability("remember_at", remember_at),
                   non_empty_text("model", model), None if expires_at is None else utc(expires_at))
