@@ -179,7 +179,7 @@ def test_app_servers_are_started_anew_when_the_url_or_the_schema_changes(postgre
 
 def test_an_id_postgresql_cannot_store_is_a_value_error_before_anything_is_written(app_store, postgres_store):
     with pytest.raises(ValueError, match="customer holds a NUL character"):
-        app_store.save("C-\x00", note("C-A", "T-1"), p_remember=0.9, model="m")
+        app_store.save("C-\x00", note("C-\x00", "T-1"), p_remember=0.9, model="m")
     with pytest.raises(ValueError, match="ticket id is 201 characters long"):
         app_store.save("C-A", note("C-A", "T" * 201), p_remember=0.9, model="m")
     assert postgres_store.saved() == []
