@@ -229,7 +229,7 @@ WHERE n.nspname = %(schema)s
 def store_version(partitions: int) -> str:
     """What create_memory_tables writes on to_erase (as its comment) once every part is made: these definitions and the
     number of partitions, as a digest."""
-    made = "".join([TABLES, str(DESK_COLUMNS), STORE_FUNCTIONS, str(SIGNATURES), TABLE_RULES, PARTITION,
+    made = "".join([TABLES, str(DESK_COLUMNS), STORE_FUNCTIONS, IN_FORCE, str(SIGNATURES), TABLE_RULES, PARTITION,
                     str(partitions)])
     return f"memory_cookbook store {hashlib.sha256(made.encode()).hexdigest()[:16]}"
 
