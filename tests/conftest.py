@@ -24,6 +24,8 @@ from cookbook_tools import execution
 from cooksafe import JsonCache
 from cookbook_tools.paths import CACHE_FILE, ENGLISH_NOTEBOOKS, NOTEBOOKS, RECORDED_REQUESTS_FILE, ROOT
 from jevcompat.mock import MockConfig, Running
+from handover import FOLDER as HANDOVER
+from handover import controller_folder, handed_over, hand_over_when_done, worker_folder
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
 from memory_cookbook.replay import recorded_requests
@@ -37,19 +39,36 @@ PLAYGROUND_LINK = re.compile(r"\[([^\]]*)\]\((https://console\.typesafe\.ai/play
 
 
 def pytest_collection_modifyitems(items):
-    """The tests that read the readers' run go last, and the classroom kit's test after them: both run in the
-    background meanwhile (ReadersRun, tests/kit_install.py). (tools/cookbook_tools/pytest_plugin.py marks nbval's
-    notebook cells slow.)"""
-    items.sort(key=lambda item: (item.name == KIT_TEST, reads_the_readers_run(item)))  # stable: only these move
+    """File by file, the files with more slow tests first (tools/cookbook_tools/pytest_plugin.py has marked nbval's
+    notebook cells slow): xdist's workers are handed a file at a time in this order, so the short files come last and
+    the two workers end together. The files whose tests read the background work (the readers' run, mypy, the kit's
+    check: it goes on meanwhile) go after them, and the classroom kit's test last of all. Within a file the order
+    stays (nbval's cells in order)."""
+    slow = collections.Counter(item.path for item in items if item.get_closest_marker("slow"))
+    waiting = {item.path for item in items if background_work_read([item])}
+    items.sort(key=lambda item: (item.name == KIT_TEST, item.path in waiting, -slow[item.path]))  # stable
 
 
-def pytest_terminal_summary(terminalreporter):
-    """The kernels this run started: nbval's, one per notebook, and the tests' own in this process (a recording
-    subprocess starts its own too)."""
+def pytest_terminal_summary(terminalreporter, config):
+    """The kernels this run started: nbval's, one per notebook, and the tests' own and the readers' run's in pytest's
+    processes (xdist's workers count theirs: pytest_sessionfinish below; a recording subprocess starts its own too)."""
     nbval = {report.nodeid.split("::")[0] for reports in terminalreporter.stats.values() for report in reports
              if getattr(report, "when", None) == "call" and ".ipynb::" in report.nodeid}
-    terminalreporter.write_line(f"kernels started: {len(nbval)} by nbval, {len(execution.KERNELS_STARTED)} by tests in"
-                                " this process")
+    started = len(execution.KERNELS_STARTED) + getattr(config, "kernels_started_by_workers", 0)
+    terminalreporter.write_line(f"kernels started: {len(nbval)} by nbval, {started} by tests and the readers' run")
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: its count goes to the controller
+        session.config.workeroutput["kernels_started"] = len(execution.KERNELS_STARTED)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller: a worker is done, and says how many kernels its tests started."""
+    config = node.config
+    config.kernels_started_by_workers = (getattr(config, "kernels_started_by_workers", 0)
+                                         + getattr(node, "workeroutput", {}).get("kernels_started", 0))
 
 
 def configure(monkeypatch, cache_path=None, key=None, endpoint=None):
@@ -288,14 +307,9 @@ class ReadersRun(threading.Thread):
 
     def __init__(self):
         super().__init__(daemon=True)
-        self.result, self.error, self.begun = None, None, False
+        self.result, self.error = None, None
         # Copied here, in the main thread before any test runs: a test's monkeypatch.setenv must not reach the kernels.
         self.environment = dict(os.environ)
-
-    def begin(self):
-        if not self.begun:
-            self.begun = True
-            self.start()
 
     def run(self):
         try:
@@ -304,24 +318,37 @@ class ReadersRun(threading.Thread):
         except BaseException as error:  # raised again in the tests that read the run
             self.error = error
 
+    def outcome(self):
+        return SimpleNamespace(result=self.result, error=self.error)
+
 
 @pytest.fixture(scope="session")
 def readers_run(pytestconfig):
     """The readers' run of every English notebook: the audit, the key scan, the re-run comparisons and the recording
     test all read this one run."""
-    background = getattr(pytestconfig, "readers_run", None)
-    if background is None:  # collected without the hook below (a test named alone): run it here
-        background = pytestconfig.readers_run = ReadersRun()
-    background.begin()
-    background.join(timeout=600)
-    assert not background.is_alive(), "the readers' run did not finish within 10 minutes"
-    if background.error:
-        raise background.error
-    return background.result
+    run = handed_over(pytestconfig, "readers_run") or finished(pytestconfig, "readers_run")
+    if run.error:
+        raise run.error
+    return run.result
 
 
-def reads_the_readers_run(item):
-    return "readers_run" in getattr(item, "fixturenames", ())
+def finished(config, name):
+    """This process's background work `name` (a thread), finished: started here when the session's collection did
+    not start it (a test named alone)."""
+    if getattr(config, name, None) is None:
+        start_background_work(config, {name})
+    work = getattr(config, name)
+    work.join(timeout=600)
+    assert not work.is_alive(), f"{name} did not finish within 10 minutes"
+    return work
+
+
+BACKGROUND_WORK = ("readers_run", "type_check", "kit_install")  # each a fixture, and the config attribute of its thread
+
+
+def background_work_read(items):
+    """The background work that these tests read (BACKGROUND_WORK's names)."""
+    return {name for item in items for name in BACKGROUND_WORK if name in getattr(item, "fixturenames", ())}
 
 
 def built_site(out):
@@ -367,44 +394,83 @@ class TypeCheck(threading.Thread):
                                      preexec_fn=lambda: os.nice(10))  # the tests' kernels and servers come first
         self.seconds = time.perf_counter() - started
 
+    def outcome(self):
+        return SimpleNamespace(result=self.result, seconds=self.seconds)
+
 
 @pytest.fixture(scope="session")
 def type_check(pytestconfig):
     """mypy's run (TypeCheck), finished: started here when the test was collected without the hook below."""
-    check = getattr(pytestconfig, "type_check", None)
-    if check is None:
-        check = pytestconfig.type_check = TypeCheck()
-        check.start()
-    check.join(timeout=600)
-    assert not check.is_alive(), "mypy did not finish within 10 minutes"
-    return check
+    return handed_over(pytestconfig, "type_check") or finished(pytestconfig, "type_check")
 
 
+@pytest.hookimpl(tryfirst=True)  # in an xdist worker, before xdist sends the collection to the controller
 def pytest_collection_finish(session):
-    if any(reads_the_readers_run(item) for item in session.items) and not session.config.option.collectonly:
-        session.config.readers_run = ReadersRun()
-        session.config.readers_run.begin()
-    if any(item.name == TYPE_CHECK_TEST for item in session.items) and not session.config.option.collectonly:
-        session.config.type_check = TypeCheck()
-        session.config.type_check.start()
-    if (any(item.name == KIT_TEST for item in session.items) and not session.config.option.collectonly
-            and network_asked(session.config)):
-        # The pages once a session: built here, before the kit's check starts, which copies them into its kit; the
-        # page tests (tests/test_docs.py's site_build) read the same build.
-        folder = Path(tempfile.mkdtemp(prefix="cookbook-site-"))
-        session.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-        session.config.site_build = built_site(folder / "site")
-        session.config.kit_install = KitInstall(site=session.config.site_build.out)
-        session.config.add_cleanup(session.config.kit_install.cleanup)
-        session.config.kit_install.start()
+    config = session.config
+    if config.option.collectonly:
+        return
+    wanted = background_work_read(session.items)
+    folder = worker_folder(config)
+    if folder is not None:  # an xdist worker: the controller does the work, once for all workers (tests/handover.py)
+        (folder / f"wanted-{config.workerinput['workerid']}.json").write_text(json.dumps(sorted(wanted)))
+    elif not hasattr(config, "workerinput"):
+        start_background_work(config, wanted)
+
+
+def start_background_work(config, wanted, handover=None):
+    """Start, in this process, the background work these tests read; with `handover` (xdist's controller's folder),
+    hand each outcome over to the workers' tests when it is done."""
+    work = {}
+    if "readers_run" in wanted:
+        work["readers_run"] = config.readers_run = ReadersRun()
+    if "type_check" in wanted:
+        work["type_check"] = config.type_check = TypeCheck()
+    if "kit_install" in wanted and network_asked(config):
+        # The pages once a session: built first by the kit's check, which copies them into its kit; the page tests
+        # (tests/test_docs.py's site_build) read the same build.
+        work["kit_install"] = config.kit_install = KitInstall(pages=built_site)
+        config.add_cleanup(config.kit_install.cleanup)
+        if handover:
+            hand_over_when_done(handover, "site_build", config.kit_install.pages_built.wait,
+                                lambda: config.kit_install.site_build)
+    for name, thread in work.items():
+        thread.start()
+        if handover:
+            hand_over_when_done(handover, name, thread.join, thread.outcome)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist's controller, before it starts a worker: where the worker finds what the controller hands over."""
+    node.workerinput[HANDOVER] = str(controller_folder(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """xdist's controller, once a worker has collected (every worker collects the same tests) and before any test is
+    sent: it starts the background work that worker's tests read, once for all workers."""
+    config = node.config
+    if not getattr(config, "background_work_started", False):
+        config.background_work_started = True
+        wanted = controller_folder(config) / f"wanted-{node.workerinput['workerid']}.json"
+        start_background_work(config, set(json.loads(wanted.read_text())) if wanted.exists() else set(),
+                              handover=controller_folder(config))
+
+
+def pages_built_by_the_kit(config):
+    """The pages the kit's check built for its kit this session (SimpleNamespace(out, compiled, drawn)), once built;
+    None if it builds none (it runs with --run-network only)."""
+    kit = getattr(config, "kit_install", None)
+    if kit is not None:
+        kit.pages_built.wait(timeout=600)
+        return kit.site_build
+    return handed_over(config, "site_build")
 
 
 @pytest.fixture(scope="session")
 def kit_install(pytestconfig):
     """The classroom kit's background check (KitInstall), finished."""
-    pytestconfig.kit_install.join(timeout=600)
-    assert not pytestconfig.kit_install.is_alive(), "the classroom kit's check did not finish within 10 minutes"
-    return pytestconfig.kit_install
+    return handed_over(pytestconfig, "kit_install") or finished(pytestconfig, "kit_install")
 
 
 def cache_keys(calls):

@@ -24,14 +24,17 @@ class KitInstall(threading.Thread):
     would (pip --no-index, with no pip configuration and no reachable proxy: nothing can come from elsewhere), then
     execute a notebook of the kit with that venv's jupyter. `steps` records each command's result."""
 
-    def __init__(self, site=None):
+    def __init__(self, pages=None):
         super().__init__(daemon=True)
-        self.site = site  # pages built already, copied into the kit (the session builds them once)
+        # pages(folder) builds the pages there, first, to be copied into the kit: the session builds them once, and
+        # the page tests read the same build (site_build, once pages_built is set).
+        self.pages, self.site_build, self.pages_built = pages, None, threading.Event()
         self.folder = Path(tempfile.mkdtemp(prefix="classroom_kit_"))
         self.kit, self.executed = self.folder / "kit", self.folder / "executed"
         self.environment = self.offline_environment()  # made in the main thread, before any test changes os.environ
         self.steps = []
         self.running = []  # the steps' processes, stopped at cleanup if the session ends first
+        self.stopped = False
 
     def offline_environment(self):
         """A student's shell: no pip configuration, no Jupyter or Python settings of this machine, an empty home,
@@ -43,6 +46,8 @@ class KitInstall(threading.Thread):
                        "https_proxy": closed, "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "no_proxy": ""}
 
     def step(self, name, command, **options):
+        if self.stopped:  # the session ended first
+            return False
         started = time.monotonic()
         # At the suite's own priority: this check is the longest part of the suite (the rest runs meanwhile).
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **options)
@@ -53,8 +58,9 @@ class KitInstall(threading.Thread):
         return process.returncode == 0
 
     def run(self):
-        # The student's virtual environment is made while the kit builds, beside the kit rather than in it (the
-        # build refuses a folder that already holds something else): where it lives changes nothing it installs.
+        # The student's virtual environment is made while the pages and the kit build, beside the kit rather than in
+        # it (the build refuses a folder that already holds something else): where it lives changes nothing it
+        # installs.
         venv = self.folder / "venv"
         venv_bin = venv / "bin"
         offline = {"cwd": self.folder, "env": self.environment}
@@ -62,8 +68,12 @@ class KitInstall(threading.Thread):
         making_venv = threading.Thread(target=self.step, args=("venv", [sys.executable, "-m", "venv", str(venv)]),
                                        kwargs=offline)
         making_venv.start()
+        try:
+            self.site_build = self.pages and self.pages(self.folder / "site")
+        finally:
+            self.pages_built.set()
         built = self.step("build", [sys.executable, str(ROOT / "scripts" / "classroom_kit.py"), "--out",
-                                    str(self.kit), *(["--site", str(self.site)] if self.site else [])])
+                                    str(self.kit), *(["--site", str(self.site_build.out)] if self.site_build else [])])
         making_venv.join()
         self.steps.sort(key=lambda step: step.name != "build")  # build, then venv, as a student meets them
         offline["cwd"] = self.kit
@@ -75,7 +85,11 @@ class KitInstall(threading.Thread):
                                        KIT_NOTEBOOK, "--output-dir", str(self.executed)],
                           cwd=self.kit / "notebooks", env=offline["env"])
 
+    def outcome(self):
+        return SimpleNamespace(steps=self.steps, kit=self.kit, executed=self.executed)
+
     def cleanup(self):
+        self.stopped = True
         for process in self.running:
             if process.poll() is None:
                 process.terminate()  # the session ended before the check (Ctrl-C, -x): do not wait for pip

@@ -10,7 +10,7 @@ import sys
 
 import nbformat
 import pytest
-from conftest import ROOT, built_site
+from conftest import ROOT, built_site, pages_built_by_the_kit
 from test_published_figures import totals_line
 from memory_cookbook.classroom import folded
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS
@@ -181,13 +181,13 @@ def test_a_hidden_code_cell_starts_folded_on_both_pages_labelled_in_the_pages_la
             assert page.read_text().count(f"<summary>{label}</summary>") == 1, page.name
 
 
-# The site, built once per test session (slow: about 2 s; with --run-network before the tests start, and the
-# classroom kit's check copies these same pages into its kit)
+# The site, built once per test session (slow: about 2 s; with --run-network by the classroom kit's check, which copies
+# these same pages into its kit, in the background from the start)
 
 @pytest.fixture(scope="session")
 def site_build(pytestconfig, tmp_path_factory):
     """The site (conftest.built_site: counting each template's compilations and the diagrams drawn)."""
-    return getattr(pytestconfig, "site_build", None) or built_site(tmp_path_factory.mktemp("site"))
+    return pages_built_by_the_kit(pytestconfig) or built_site(tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from nbclient import NotebookClient
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 from nbval.plugin import coalesce_streams
 
-from cookbook_tools import chinese_edition
 from cookbook_tools.export import module_sources, write_modules
 from cookbook_tools.paths import ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
@@ -100,6 +99,8 @@ def run_in_place(notebook_path: Path) -> None:
 
 def run_notebooks() -> None:
     """Run the English notebooks named (default: all), then write their Chinese twins from them."""
+    from cookbook_tools import chinese_edition  # here: it imports matplotlib, which every test run would pay for
+
     chinese = [name for name in sys.argv[1:] if name.endswith(".zh.ipynb")]
     if chinese:
         sys.exit(f"{', '.join(chinese)}: a Chinese notebook's code and outputs are written from the English one by"

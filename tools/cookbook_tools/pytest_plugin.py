@@ -20,7 +20,12 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   fail the comparison there and pass it in the card's text and HTML;
 - tests marked `network` (the classroom kit's check, which downloads wheels) are skipped unless --run-network is
   given: a plain `pytest` passes with no network at all, and the README's test command asks for them; tests marked
-  `scale` (a million memories) only with --run-scale.
+  `scale` (a million memories) only with --run-scale;
+- a run that may collect many files (a folder, or more than one file, or none named: pytest.ini's testpaths) is spread
+  over two pytest-xdist workers, one per core, each file's tests in one worker and in order (nbval's cells of a
+  notebook share its kernel), unless the command line chooses (-n, --dist, -p no:xdist) or needs one process (--pdb,
+  --trace, -s, --collect-only); one file or one test runs in this process, with no worker to start. Only this process
+  (xdist's controller, which outlives the workers) removes the notebooks' databases and servers at the end.
 """
 
 import json
@@ -48,6 +53,7 @@ SET_ASIDE = {}  # a developer's live settings, restored when the session ends
 
 
 RUN_NETWORK, RUN_SCALE = "--run-network", "--run-scale"
+WORKERS = 2  # one per core of the machine the suite's budgets are set on (docs/maintaining.md)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,6 +65,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def network_asked(config: pytest.Config) -> bool:
     return config.getoption(RUN_NETWORK)
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is one of xdist's workers (the controller, or a run without xdist, is not)."""
+    return hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Any:
+    """Before xdist reads its options: two workers, a file each at a time, when the run may collect many files."""
+    if spread_over_workers(config):
+        config.option.numprocesses, config.option.dist = min(WORKERS, os.cpu_count() or 1), "loadfile"
+        config.option.loadscopereorder = False  # in the order tests/conftest.py sorted them, longest first
+    return (yield)
+
+
+def spread_over_workers(config: pytest.Config) -> bool:
+    option = config.option
+    if (is_worker(config) or not config.pluginmanager.has_plugin("xdist") or (os.cpu_count() or 1) < 2
+            or option.numprocesses is not None or option.dist != "no" or option.tx
+            or option.collectonly or option.usepdb or option.trace or option.capture == "no"):
+        return False
+    named = [(config.invocation_params.dir / arg.split("::")[0]) for arg in config.args]
+    return len(named) > 1 or any(path.is_dir() for path in named)
 
 
 def sanitizing_json_too(sanitize: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -121,9 +151,11 @@ def database_files() -> list[Path]:
               for file in (database, database.with_name(database.name + "-journal"))), *SERVERS]
 
 
-def pytest_sessionfinish() -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if is_worker(session.config):  # another worker may still be running the notebook: xdist's controller removes them
+        return
     for path in database_files():
-        if path not in DATABASES_BEFORE:
+        if path.exists() and path not in DATABASES_BEFORE:  # (importing the server's module takes a moment)
             if path in SERVERS:
                 from memory_cookbook.postgres.server import stop_server_in
                 stop_server_in(path)
