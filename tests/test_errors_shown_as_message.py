@@ -103,10 +103,19 @@ def replies(client, message_ids):
     return [found[message_id] for message_id in message_ids]
 
 
+def wait_for_queued_requests(client, seconds):
+    """Set, in the kernel, how long an error waits before it is shown (shown_as_message.WAIT_FOR_QUEUED_REQUESTS)."""
+    setting = f"import memory_cookbook.shown_as_message as shown\nshown.WAIT_FOR_QUEUED_REQUESTS = {seconds!r}"
+    assert replies(client, [client.execute(setting)])[0]["status"] == "ok"
+
+
 @pytest.mark.slow  # a kernel
 @pytest.mark.parametrize("case", CELLS)
 def test_an_uncaught_error_shows_its_message_alone_and_stops_the_cell_queued_after_it(kernel, case):
     client, folder = kernel
+    # The queued cell's request is sent right after the error's: a shorter wait than the committed one (which the next
+    # test needs) is ample for it (on a busy machine here, with none it ran in 4 of 32 runs; with 0.1 s, in 0 of 10).
+    wait_for_queued_requests(client, 0.2)
     failed, queued = replies(client, [client.execute(CELLS[case].replace("{folder}", str(folder))),
                                       client.execute(QUEUED)])
     assert (failed["status"], failed["ename"]) == ("error", RAISED[case]), failed.get("evalue")
@@ -128,6 +137,7 @@ def started(client, message_id):
 def test_a_cell_whose_request_reaches_the_kernel_just_after_the_error_is_stopped_too(kernel):
     """JupyterLab sends the requests of every queued cell at once; they reached the kernel within 0.2 s here."""
     client, folder = kernel
+    wait_for_queued_requests(client, shown_as_message.WAIT_FOR_QUEUED_REQUESTS)  # as committed
     failing = client.execute('from memory_cookbook.checked_files import read_json\nread_json("no_such_file.json")')
     started(client, failing)
     time.sleep(0.2)

@@ -21,10 +21,10 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
 - tests marked `network` (the classroom kit's check, which downloads wheels) are skipped unless --run-network is
   given: a plain `pytest` passes with no network at all, and the README's test command asks for them; tests marked
   `scale` (a million memories) only with --run-scale;
-- a run that may collect many files (a folder, or more than one file, or none named: pytest.ini's testpaths) is spread
-  over two pytest-xdist workers, one per core, each file's tests in one worker and in order (nbval's cells of a
-  notebook share its kernel), unless the command line chooses (-n, --dist, -p no:xdist) or needs one process (--pdb,
-  --trace, -s, --collect-only); one file or one test runs in this process, with no worker to start. Only this process
+- a run of a folder (or of none named: pytest.ini's testpaths, the whole suite) is spread over two pytest-xdist
+  workers, one per core, each file's tests in one worker and in order (nbval's cells of a notebook share its kernel),
+  unless the command line chooses (-n, --dist, -p no:xdist) or needs one process (--pdb, --trace, -s,
+  --collect-only); files or tests named alone run in this process, with no worker to start. Only this process
   (xdist's controller, which outlives the workers) removes the notebooks' databases and servers at the end.
 """
 
@@ -87,8 +87,7 @@ def spread_over_workers(config: pytest.Config) -> bool:
             or option.numprocesses is not None or option.dist != "no" or option.tx
             or option.collectonly or option.usepdb or option.trace or option.capture == "no"):
         return False
-    named = [(config.invocation_params.dir / arg.split("::")[0]) for arg in config.args]
-    return len(named) > 1 or any(path.is_dir() for path in named)
+    return any((config.invocation_params.dir / arg.split("::")[0]).is_dir() for arg in config.args)
 
 
 def sanitizing_json_too(sanitize: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
