@@ -93,5 +93,6 @@ class KitInstall(threading.Thread):
         for process in self.running:
             if process.poll() is None:
                 process.terminate()  # the session ended before the check (Ctrl-C, -x): do not wait for pip
-        self.join(timeout=60)
+        if self.is_alive():
+            self.join(timeout=60)
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -17,6 +17,7 @@ from cookbook_tools.paths import ROOT
 
 import conftest
 import handover
+from kit_install import KitInstall
 
 
 def options(**chosen):
@@ -184,3 +185,9 @@ def test_a_folder_runs_on_two_workers_each_file_in_one_worker_and_in_order(tmp_p
         "test_first": ["0", "1", "2"], "test_second": ["0", "1", "2"]}
     workers = {module: {workerid for workerid, _ in runs} for module, runs in by_file.items()}
     assert workers["test_first"] | workers["test_second"] == {"gw0", "gw1"} and len(workers["test_first"]) == 1
+
+
+def test_the_kits_check_stopped_by_the_sessions_end_starts_no_further_step():
+    kit = KitInstall()
+    kit.cleanup()  # the session ended (-x, Ctrl-C) before the check began a step: none begins afterwards
+    assert kit.step("venv", [sys.executable, "-c", "pass"]) is False and kit.steps == []
