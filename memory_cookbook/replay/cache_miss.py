@@ -20,7 +20,7 @@ from memory_cookbook.jev_request import (cache_key, carried_memory_ids, describe
 from memory_cookbook.replay.recorded_requests import RecordedRequest, recorded_requests, requests_path
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["ABSENT", "CacheMiss", "compared_with_published_run", "compared_with_recorded", "differences",
+__all__ = ["ABSENT", "Absent", "CacheMiss", "compared_with_published_run", "compared_with_recorded", "differences",
            "differing_parts", "edited_kinds", "explain_miss", "memory_keys", "memory_sets_text", "new_request_advice",
            "read_answers", "recorded_threshold_range", "shown_value", "threshold_cause", "window"]
 
