@@ -142,7 +142,8 @@ def test_a_chinese_notebooks_kernel_shows_the_card_in_chinese_from_the_same_data
     assert chinese["text/html"] == card_html(card.data, "zh") == card._repr_html_()
     for text in (chinese["text/plain"], chinese["text/html"]):
         assert "记忆卡片" in text and "有效" in text and "已作废" in text and "保存的答案" in text
-        assert "随调用发出" in text and "保存以来 5 次" in text and "保存以来 3 次" in text
+        assert "发送次数" in text and "保存以来 5 次" in text and "保存以来 3 次" in text
+        assert re.search(rf"作废于(\s|<[^>]+>)+{INVALIDATED:%Y-%m-%d %H:%M} UTC，操作人 desk", text)  # "invalidated at"
         assert "工单内容" in text and "过期时间" in text and "原文" not in text  # 原文 is the published page
         assert "in force" not in text and "answer saved" not in text
     assert "in force" in english["text/plain"] and not CJK.search(english["text/plain"] + english["text/html"])

@@ -162,7 +162,7 @@ CHINESE = Labels(
     no_ticket="没有工单 ID", ticket_said="工单内容", question="问题", answer="保存的答案",
     chosen_at="答案的概率", p_remember="P(remember)", judged_by="{p_remember}（阈值 {threshold}）",
     no_threshold="未记录", model="模型", saved="保存于", expires="过期时间", never="不过期",
-    invalidated="作废", invalidation="{at}，操作人 {by}，原因：{reason}", carried="随调用发出",
+    invalidated="作废于", invalidation="{at}，操作人 {by}，原因：{reason}", carried="发送次数",
     calls=lambda n: f"保存以来 {n} 次", unknown="不明（没有工单 ID）")
 
 LABELS: dict[Language, Labels] = {"en": ENGLISH, "zh": CHINESE}
