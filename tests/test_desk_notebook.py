@@ -1,7 +1,7 @@
 """What notebook 10 teaches, as the wrapper does it: once T-105's memory is invalidated, C-1042's two probes are
 requests the published run recorded (both cache hits) that no longer carry T-105, and their answers are the recorded
-ones; correcting only T-105's guess makes a request nobody recorded ("More seats", the one that would tell what made
-it sure), whose CacheMiss names the memory edited and ends with its link; the customer forgotten and their export
+ones; dropping only T-105's saved answer makes a request nobody recorded ("More seats", the one that would tell what
+made it sure), whose CacheMiss names the memory edited and ends with its link; the customer forgotten and their export
 imported again, "Slow dashboards" is the recorded request with T-101 alone (the Try it). On the dict and SQLite
 stores."""
 
@@ -43,11 +43,11 @@ def test_after_invalidating_t105_the_probes_are_recorded_requests_without_it(des
         "Slow dashboards": "selfhosted_windows 0.99", "More seats": "enterprise_desk 0.44"}
 
 
-def test_correcting_only_the_guess_is_a_request_nobody_recorded_and_its_miss_ends_with_its_link(desk):
+def test_dropping_only_the_saved_answer_is_a_request_nobody_recorded_and_its_miss_ends_with_its_link(desk):
     t105 = next(record for record in desk.MEMORY.store.memory_records("C-1042") if record.ticket == "T-105")
-    corrected = {"request": t105.memory["request"], "jev_answered": {}}
+    ticket_only = {"request": t105.memory["request"], "jev_answered": {}}
     sent = {**desk.later_state("C-1042", "More seats"),
-            desk.MEMORY_KEY: [*desk.MEMORY.store.recall("C-1042"), corrected]}
+            desk.MEMORY_KEY: [*desk.MEMORY.store.recall("C-1042"), ticket_only]}
     with offline(), pytest.raises(CacheMiss) as raised:
         desk.ask(sent, desk.ROUTE)
     lines = str(raised.value).splitlines()
