@@ -11,7 +11,7 @@ SAVED = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 EXPIRES = datetime(2026, 12, 31, tzinfo=UTC)  # T-101's expiry
 INVALIDATED = datetime(2026, 10, 2, 14, 30, tzinfo=UTC)  # T-105 marked no longer true
 BEFORE_EXPIRY, AFTER_EXPIRY = datetime(2026, 10, 5, tzinfo=UTC), datetime(2027, 1, 5, tzinfo=UTC)
-INVALIDATED_BY, REASON = "desk@harbor-logistics", "the Enterprise desk answer was a guess; the contract stands"
+INVALIDATED_BY, REASON = "desk", "the Enterprise contract ended"
 
 
 def chosen_at(answer):

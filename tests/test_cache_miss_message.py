@@ -24,9 +24,9 @@ def test_an_edit_a_removed_and_an_added_field_are_named_with_what_to_do(lesson):
     state["ticket"]["urgent"] = True
     assert compared(state) == [
         "Edited since the recording (recorded → this request):",
-        '  ticket.received_on: "2026-08-04" → "(absent)"',
+        '  ticket.received_on: "2026-08-04" → (absent)',
         '  ticket.subject: "Adding an admin" → "Slow café"',
-        '  ticket.urgent: "(absent)" → true',
+        '  ticket.urgent: (absent) → true',
         "An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and Run All Cells)"
         " to go back to the recorded answers."]
 
@@ -50,6 +50,32 @@ def test_other_memories_and_an_edited_ticket_name_the_edit_not_only_the_memories
                          '  ticket.subject: "Adding an admin" → "Slow café"']
     assert not any("Only the memories differ" in line for line in lines)
     assert lines[-1].startswith("An edited ticket or question is a new request")
+
+
+def test_a_side_with_no_value_is_shown_bare_and_a_text_that_reads_absent_in_quotes(lesson):
+    state = lesson.ticket_state(lesson.EARLIER[0])
+    state["ticket"]["subject"] = "(absent)"
+    del state["ticket"]["received_on"]
+    assert compared(state)[1:3] == ['  ticket.received_on: "2026-08-04" → (absent)',
+                                    '  ticket.subject: "Adding an admin" → "(absent)"']
+
+
+def with_t105_answer_removed(lesson, state):
+    """`state` carrying T-101's and T-105's memories as the published run saved them, T-105's answer removed."""
+    lesson.start_from("T-101", "T-102", "T-103", "T-104", "T-105")
+    memories = lesson.MEMORY.store.recall("C-1042")
+    memories[1] = {"request": memories[1]["request"], "jev_answered": {}}
+    return {**state, lesson.MEMORY_KEY: memories}
+
+
+def test_an_edited_memory_is_named_as_the_edit(lesson):
+    state = with_t105_answer_removed(lesson, lesson.later_state("C-1042", "More seats"))
+    lines = compared(state)
+    assert lines[1].startswith(f"  {lesson.MEMORY_KEY}[memory T-105].jev_answered.Which support team")
+    assert lines[1].endswith(" → (absent)") and len(lines) == 3
+    assert lines[-1].startswith("An edited memory is a new request: undo the edit")
+    state["ticket"]["subject"] = "More seats, please"
+    assert compared(state)[-1].startswith("An edited ticket, memory or question is a new request")
 
 
 def test_a_new_ticket_lists_the_tickets_that_were_asked_about(lesson):

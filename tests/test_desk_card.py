@@ -36,7 +36,8 @@ def test_the_text_card_shows_every_field_of_each_memory(c1042):
     records, ledger = c1042
     text = MemoryCard("C-1042", records, ledger, now=BEFORE_EXPIRY).text("en")
     assert text.startswith("Memory card · C-1042 · Harbor Logistics\n")
-    carried = {"T-101": "5 later calls", "T-105": "3 later calls"}  # T-103's and T-105's calls, then 3 later messages
+    # T-103's and T-105's calls, then 3 later messages: every call since the memory was saved
+    carried = {"T-101": "5 calls since it was saved", "T-105": "3 calls since it was saved"}
     for record in records:
         shown = section(text, record.ticket)
         (question, answer), = record.memory["jev_answered"].items()
@@ -66,7 +67,7 @@ def test_the_status_is_the_one_at_the_cards_moment_and_an_invalidation_not_yet_m
     assert statuses(BEFORE_EXPIRY) == {"T-101": "in force", "T-105": "invalidated"}
     assert statuses(AFTER_EXPIRY) == {"T-101": "expired", "T-105": "invalidated"}
     before = MemoryCard("C-1042", *c1042, now=SAVED).text("en")
-    assert REASON not in before and INVALIDATED_BY not in before
+    assert REASON not in before and f"by {INVALIDATED_BY}:" not in before
     assert "(0 in force, 1 invalidated, 1 expired)" in MemoryCard("C-1042", *c1042, now=AFTER_EXPIRY).text("en")
 
 
@@ -141,6 +142,9 @@ def test_a_chinese_notebooks_kernel_shows_the_card_in_chinese_from_the_same_data
     assert chinese["text/html"] == card_html(card.data, "zh") == card._repr_html_()
     for text in (chinese["text/plain"], chinese["text/html"]):
         assert "记忆卡片" in text and "有效" in text and "已作废" in text and "保存的答案" in text
+        assert "发送次数" in text and "保存以来 5 次" in text and "保存以来 3 次" in text
+        assert re.search(rf"作废于(\s|<[^>]+>)+{INVALIDATED:%Y-%m-%d %H:%M} UTC，操作人 desk", text)  # "invalidated at"
+        assert "工单内容" in text and "过期时间" in text and "原文" not in text  # 原文 is the published page
         assert "in force" not in text and "answer saved" not in text
     assert "in force" in english["text/plain"] and not CJK.search(english["text/plain"] + english["text/html"])
 

@@ -1,13 +1,16 @@
 """What notebook 10 teaches, as the wrapper does it: once T-105's memory is invalidated, C-1042's two probes are
 requests the published run recorded (both cache hits) that no longer carry T-105, and their answers are the recorded
-ones; correcting only T-105's guess makes a request nobody recorded, whose CacheMiss ends with its link. On the dict
-and SQLite stores."""
+ones; dropping only T-105's saved answer makes a request nobody recorded ("More seats", the one that would tell what
+made it sure), whose CacheMiss names the memory edited and ends with its link; the customer forgotten and their export
+imported again, "Slow dashboards" is the recorded request with T-101 alone (the Try it). On the dict and SQLite
+stores."""
 
 import json
 
 import pytest
 from conftest import cache_keys, committed_entries
 
+from memory_cookbook.desk.export import export_customer, import_customer
 from memory_cookbook.from_notebooks.stores import SqliteStore
 from memory_cookbook.jev_request import carried_memory_ids
 from memory_cookbook.replay.cache_miss import CacheMiss
@@ -40,13 +43,28 @@ def test_after_invalidating_t105_the_probes_are_recorded_requests_without_it(des
         "Slow dashboards": "selfhosted_windows 0.99", "More seats": "enterprise_desk 0.44"}
 
 
-def test_correcting_only_the_guess_is_a_request_nobody_recorded_and_its_miss_ends_with_its_link(desk):
+def test_dropping_only_the_saved_answer_is_a_request_nobody_recorded_and_its_miss_ends_with_its_link(desk):
     t105 = next(record for record in desk.MEMORY.store.memory_records("C-1042") if record.ticket == "T-105")
-    corrected = {"request": t105.memory["request"], "jev_answered": {}}
-    sent = {**desk.later_state("C-1042", "Slow dashboards"),
-            desk.MEMORY_KEY: [*desk.MEMORY.store.recall("C-1042"), corrected]}
+    ticket_only = {"request": t105.memory["request"], "jev_answered": {}}
+    sent = {**desk.later_state("C-1042", "More seats"),
+            desk.MEMORY_KEY: [*desk.MEMORY.store.recall("C-1042"), ticket_only]}
     with offline(), pytest.raises(CacheMiss) as raised:
         desk.ask(sent, desk.ROUTE)
-    model, state_json, questions_json = link_in(str(raised.value).splitlines()[-1])
+    lines = str(raised.value).splitlines()
+    model, state_json, questions_json = link_in(lines[-1])
     assert json.loads(state_json) == sent and (model, state_json, questions_json) == raised.value.request
-    assert carried_memory_ids(sent) == ("T-101", "T-105")
+    assert carried_memory_ids(sent) == ("T-101", "T-105") and sent["ticket"]["subject"] == "More seats"
+    assert lines[2].endswith("→ (absent)") and lines[3].startswith("An edited memory is a new request")
+
+
+def test_the_customer_forgotten_and_imported_again_sends_t101_alone_a_recorded_request(desk):
+    document = export_customer(desk.MEMORY.store, "C-1042")
+    desk.MEMORY.store.forget_customer("C-1042")
+    import_customer(desk.MEMORY.store, json.dumps(document))
+    first = len(desk.CALLS)
+    answer = desk.ask_with_memory(desk.later_state("C-1042", "Slow dashboards"), desk.ROUTE)
+    calls = desk.CALLS[first:]
+    assert [call.source for call in calls] == ["replay"] * 2  # the question, the gate
+    assert cache_keys([call[:3] for call in calls]) <= set(committed_entries())  # both cache hits
+    assert carried_memory_ids(json.loads(calls[0].state_json)) == ("T-101",)
+    assert desk.routed(answer) == "selfhosted_windows 0.99"

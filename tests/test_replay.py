@@ -115,7 +115,7 @@ def test_an_extra_message_in_a_ticket_is_named_not_a_crash(lesson):
     state = lesson.later_state("C-1042", "Slow dashboards")
     state["ticket"]["messages"].append({"from": "customer", "text": "Still slow."})
     message = miss(lesson.ask, state, lesson.ROUTE)
-    assert 'ticket.messages[1]: "(absent)" → {"from": "customer", "text": "Still slow."}' in message
+    assert 'ticket.messages[1]: (absent) → {"from": "customer", "text": "Still slow."}' in message
 
 
 def test_more_than_six_differences_are_capped_with_a_count(lesson):

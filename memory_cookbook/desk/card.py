@@ -152,18 +152,18 @@ ENGLISH = Labels(
     chosen_at="chosen at", p_remember="P(remember)", judged_by="{p_remember} (threshold {threshold})",
     no_threshold="not kept", model="model", saved="saved", expires="expires", never="never",
     invalidated="invalidated", invalidation="{at} by {by}: {reason}", carried="carried by",
-    calls=lambda n: "1 later call" if n == 1 else f"{n} later calls", unknown="unknown (no ticket id)")
+    calls=lambda n: f"{n} call{'' if n == 1 else 's'} since it was saved", unknown="unknown (no ticket id)")
 
 CHINESE = Labels(
     language="zh", title="记忆卡片", memories=lambda n: f"{n} 条记忆",
     summary="{memories}（有效 {in force} 条，已作废 {invalidated} 条，已过期 {expired} 条），截至 {as_of}",
     no_memories="没有记住这位客户的任何事。",
     statuses={"in force": "有效", "invalidated": "已作废", "expired": "已过期"},
-    no_ticket="没有工单 ID", ticket_said="工单原文", question="问题", answer="保存的答案",
+    no_ticket="没有工单 ID", ticket_said="工单内容", question="问题", answer="保存的答案",
     chosen_at="答案的概率", p_remember="P(remember)", judged_by="{p_remember}（阈值 {threshold}）",
-    no_threshold="未记录", model="模型", saved="保存于", expires="到期", never="不过期",
-    invalidated="作废", invalidation="{at}，操作人 {by}，原因：{reason}", carried="后来的调用",
-    calls=lambda n: f"{n} 次带上了它", unknown="不明（没有工单 ID）")
+    no_threshold="未记录", model="模型", saved="保存于", expires="过期时间", never="不过期",
+    invalidated="作废于", invalidation="{at}，操作人 {by}，原因：{reason}", carried="发送次数",
+    calls=lambda n: f"保存以来 {n} 次", unknown="不明（没有工单 ID）")
 
 LABELS: dict[Language, Labels] = {"en": ENGLISH, "zh": CHINESE}
 

@@ -20,8 +20,20 @@ from memory_cookbook.jev_request import (cache_key, carried_memory_ids, describe
 from memory_cookbook.replay.recorded_requests import RecordedRequest, recorded_requests, requests_path
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["CacheMiss", "compared_with_published_run", "compared_with_recorded", "differences", "differing_parts",
-           "explain_miss", "memory_sets_text", "read_answers", "recorded_threshold_range", "threshold_cause", "window"]
+__all__ = ["ABSENT", "Absent", "CacheMiss", "compared_with_published_run", "compared_with_recorded", "differences",
+           "differing_parts", "edited_kinds", "explain_miss", "memory_keys", "memory_sets_text", "new_request_advice",
+           "read_answers", "recorded_threshold_range", "shown_value", "threshold_cause", "window"]
+
+
+class Absent:
+    """Where one side has no value at a path (a key or a list item the other side has): shown as (absent), bare, so
+    that it never reads as a text that was sent."""
+
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+ABSENT = Absent()
 
 
 class CacheMiss(ShownAsMessage, LookupError):
@@ -34,19 +46,20 @@ class CacheMiss(ShownAsMessage, LookupError):
 
 
 def differences(recorded: Any, sent: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """[(path, recorded value, sent value)] where two JSON values differ; memories are named by their ticket."""
+    """[(path, recorded value, sent value)] where two JSON values differ (ABSENT on the side that has no value
+    there); memories are named by their ticket."""
     if isinstance(recorded, dict) and isinstance(sent, dict):
         found = []
         for key in dict.fromkeys([*recorded, *sent]):
-            found += differences(recorded.get(key, "(absent)"), sent.get(key, "(absent)"), f"{path}.{key}")
+            found += differences(recorded.get(key, ABSENT), sent.get(key, ABSENT), f"{path}.{key}")
         return found
     if isinstance(recorded, list) and isinstance(sent, list):
         same_memories = carried_memory_ids({"": recorded}) == carried_memory_ids({"": sent}) != ()
         named = len(recorded) == len(sent) and same_memories
         found = []
         for index in range(max(len(recorded), len(sent))):
-            old = recorded[index] if index < len(recorded) else "(absent)"
-            new = sent[index] if index < len(sent) else "(absent)"
+            old = recorded[index] if index < len(recorded) else ABSENT
+            new = sent[index] if index < len(sent) else ABSENT
             found += differences(old, new, f"{path}[memory {ticket_id(old)}]" if named else f"{path}[{index}]")
         return found
     return [] if recorded == sent else [(path.lstrip("."), recorded, sent)]
@@ -55,8 +68,9 @@ def differences(recorded: Any, sent: Any, path: str = "") -> list[tuple[str, Any
 def differing_parts(recorded: Any, sent: Any, width: int = 90, before: int = 30) -> tuple[str, ...]:
     """The JSON texts of two differing values, each cut to `width` characters, both from the same place: `before`
     characters ahead of where they first differ (so an edit near the end of a long text shows on both sides, not
-    the same beginning twice), or as far back as keeps the longer one's window full. … marks each cut."""
-    texts = [json.dumps(value, ensure_ascii=False) for value in (recorded, sent)]
+    the same beginning twice), or as far back as keeps the longer one's window full. … marks each cut; a side with no
+    value is (absent), unquoted."""
+    texts = [shown_value(value) for value in (recorded, sent)]
     longest = max(map(len, texts))
     if longest <= width:
         return tuple(texts)
@@ -65,12 +79,38 @@ def differing_parts(recorded: Any, sent: Any, width: int = 90, before: int = 30)
     return tuple(window(text, start, width) for text in texts)
 
 
+def shown_value(value: Any) -> str:
+    """A JSON value as its JSON text (a string in quotes); ABSENT as (absent), without quotes."""
+    return repr(value) if value is ABSENT else json.dumps(value, ensure_ascii=False)
+
+
 def window(text: str, start: int, width: int) -> str:
     """`text` from `start`, at most `width` characters, with … where it was cut."""
     head = "…" if start else ""
     rest = text[start:]
     room = width - len(head)
     return head + (rest if len(rest) <= room else rest[:room - 1] + "…")
+
+
+def memory_keys(*states: Any) -> set[str]:
+    """The keys under which the states carry memories (a list of {"request", "jev_answered"})."""
+    return {key for state in states if isinstance(state, dict) for key, value in state.items()
+            if carried_memory_ids({key: value})}
+
+
+def edited_kinds(paths: Iterable[str], memories: set[str]) -> set[str]:
+    """What the differing `paths` edited: "question", "memory" (a path under one of the keys `memories`) or
+    "ticket" (anything else of the state)."""
+    return {"question" if path.startswith("question ") else
+            "memory" if any(path.startswith(f"{key}[") for key in memories) else "ticket" for path in paths}
+
+
+def new_request_advice(kinds: set[str]) -> str:
+    """What to do about an edit, naming a memory when one was edited."""
+    edited = ("memory" if kinds == {"memory"} else "ticket, memory or question" if "memory" in kinds
+              else "ticket or question")
+    return (f"An edited {edited} is a new request: undo the edit (and Kernel → Restart Kernel and Run All Cells) to go"
+            " back to the recorded answers.")
 
 
 def memory_sets_text(ids_list: Iterable[Iterable[str | None]]) -> str:
@@ -178,6 +218,7 @@ def compared_with_recorded(model: str, state: Any, questions: dict[str, Any], re
                 + len(differences(without_memories(old_state), without_memories(state))))
 
     nearest_state, nearest_questions = min(same, key=distance)
+    memories = memory_keys(nearest_state, state)
     lines = []
     if mine not in sets:
         lines.append(f"Memories carried: recorded for {ticket_id(state)}: {memory_sets_text(sets)} · this request:"
@@ -200,6 +241,5 @@ def compared_with_recorded(model: str, state: Any, questions: dict[str, Any], re
                      " answers cover), or cells ran out of order or twice. Undo the setting, then Kernel → Restart"
                      " Kernel and Run All Cells goes back to the recorded run.")
     elif found:
-        lines.append("An edited ticket or question is a new request: undo the edit (and Kernel → Restart Kernel and"
-                     " Run All Cells) to go back to the recorded answers.")
+        lines.append(new_request_advice(edited_kinds((path for path, _, _ in found), memories)))
     return lines
