@@ -4,8 +4,11 @@ The committed edition is in sync; on copies in temporary folders, the sync follo
 what a translator has to do."""
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -13,7 +16,7 @@ from test_published_figures import totals_line
 
 from memory_cookbook.classroom import folded
 from cookbook_tools import chinese_documents, chinese_edition
-from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS
+from cookbook_tools.paths import CHINESE_NOTEBOOKS, ENGLISH_NOTEBOOKS, NOTEBOOKS, ROOT
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 GLOSSARY_HEADING = "## 术语对照"
@@ -311,3 +314,19 @@ def test_the_sync_scripts_translated_records_the_section_the_check_names(tmp_pat
     folder = copy_of(tmp_path, "01_tickets")
     assert chinese_edition.main(["--notebooks", str(folder), "--translated", f"README.zh.md:{problem.line}"]) == 0
     assert chinese_documents.check() == before
+
+
+@pytest.mark.slow  # pytest in a subprocess, and a kernel for each of two notebooks: about three seconds
+def test_nbval_runs_a_named_chinese_notebook_in_a_kernel_that_knows_it_is_chinese_as_jupyterlabs_does(tmp_path):
+    """`pytest notebooks/NN_name.zh.ipynb` (docs/maintaining.md) must reproduce the Chinese labels the sync wrote, so
+    its kernel is told the notebook's name as JupyterLab's is; an English notebook's kernel is told its own."""
+    cell = nbformat.v4.new_code_cell("from memory_cookbook.classroom import folded\nfolded.in_chinese_notebook()")
+    for name, chinese in (("check.zh.ipynb", True), ("check.ipynb", False)):
+        cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": str(chinese)}, execution_count=1)]
+        cell.execution_count = 1
+        write(nbformat.v4.new_notebook(cells=[cell]), tmp_path / name)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ROOT / "pytest.ini"), "-p", "no:cacheprovider",
+                             str(tmp_path / "check.zh.ipynb"), str(tmp_path / "check.ipynb")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "JPY_SESSION_NAME": "/elsewhere/02_routing.ipynb"})
+    assert "2 passed" in result.stdout, result.stdout + result.stderr

@@ -13,7 +13,8 @@ lone `pytest notebooks/05_probe_sequence.ipynb` gets it too, though it never rea
   runs, unless PYTHONDONTWRITEBYTECODE is set);
 - nbval runs the English notebooks only: a Chinese twin (NN_name.zh.ipynb) is the English code and outputs, written
   by scripts/sync_chinese.py (tests/test_chinese_edition.py runs its check), so the English run already reproduces
-  its outputs; a twin named on the command line is still run (tests/sanitize.cfg masks the folded answers' label);
+  its outputs; a twin named on the command line is still run, its kernel started with JPY_SESSION_NAME naming it, as
+  JupyterLab's server does, so that the cookbook prints its Chinese labels there as in JupyterLab;
 - notebook cells are marked slow before `-m` deselects, whichever paths are given (a kernel per notebook);
 - nbval compares an output that is JSON (notebook 10's memory card carries its data so) as its text, with
   tests/sanitize.cfg applied as to any text: nbval itself masks strings only, so a time the store's clock wrote would
@@ -134,6 +135,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(offline)
         if "scale" in item.keywords and not config.getoption(RUN_SCALE):
             item.add_marker(small)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """A notebook's kernel starts (nbval starts it as its first cell is set up) knowing which notebook it runs, as in
+    JupyterLab: memory_cookbook.classroom.folded reads JPY_SESSION_NAME, which the kernel copies from this process as
+    it starts, and prints Chinese labels for a .zh.ipynb twin only."""
+    if item.path.suffix != ".ipynb":
+        return (yield)
+    before = os.environ.get("JPY_SESSION_NAME")
+    os.environ["JPY_SESSION_NAME"] = str(item.path)
+    try:
+        return (yield)
+    finally:
+        if before is None:
+            del os.environ["JPY_SESSION_NAME"]
+        else:
+            os.environ["JPY_SESSION_NAME"] = before
 
 
 def pytest_unconfigure() -> None:
