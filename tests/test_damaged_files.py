@@ -211,6 +211,28 @@ def test_a_damaged_store_database_names_the_file_and_what_to_do_and_is_left_as_i
     assert isinstance(raised.value.__context__, sqlite3.DatabaseError)
 
 
+@pytest.mark.parametrize("use", [lambda store: store.saved(), lambda store: store.recall("C-1042"),
+                                 lambda store: store.forget_customer("C-1042")], ids=["saved", "recall", "forget"])
+def test_a_store_whose_file_was_deleted_since_says_so_and_makes_no_empty_file(tmp_path, use):
+    """Two kernels of notebook 10 (English and Chinese) share desk_memories.sqlite, and each one's last cell deletes
+    it: the other kernel's store then names the file and says it is gone, instead of SQLite's "no such table"."""
+    path = tmp_path / "memories.sqlite"
+    store = SqliteStore(path)
+    path.unlink()
+    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} is gone: deleted after this store made it"):
+        use(store)
+    assert not path.exists()
+
+
+def test_a_store_file_whose_path_has_spaces_a_hash_and_chinese_is_opened_as_named(tmp_path):
+    path = tmp_path / "课堂 #1" / "memories.sqlite"
+    path.parent.mkdir()
+    store = SqliteStore(path)
+    store.log({"customer": "C-1042"})
+    assert store.ledger("C-1042") == [{"customer": "C-1042"}] and sorted(p.name for p in path.parent.iterdir()) == [
+        "memories.sqlite"]
+
+
 READ_DIRECTLY = re.compile(r"(json_cache|recorded_requests|tickets)\.json.*(read_text|read_bytes|open|json\.load)\(|"
                            r"(read_text|read_bytes|open|json\.load)\(.*(json_cache|recorded_requests|tickets)\.json|"
                            r"json\.loads?\((cache_path|requests_path)\(")

@@ -61,16 +61,19 @@ class SqliteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        with opening_memory_store(self.path), closing(self.connect()) as db:
+        with opening_memory_store(self.path), closing(self.connect(create=True)) as db:
             db.executescript(STORE_SCHEMA)
             there = {column for _, column, *_ in db.execute("PRAGMA table_info(memories)")}
             for column, kind in DESK_COLUMNS.items():
                 if column not in there:  # a file made without it: the column is added, no row is rewritten
                     db.execute(f"ALTER TABLE memories ADD COLUMN {column} {kind}")
 
-    def connect(self) -> sqlite3.Connection:
-        """A connection that overwrites deleted rows with zeros (secure_delete): what is forgotten leaves the file."""
-        db = sqlite3.connect(self.path, timeout=30)
+    def connect(self, create: bool = False) -> sqlite3.Connection:
+        """A connection that overwrites deleted rows with zeros (secure_delete): what is forgotten leaves the file.
+        Only __init__ creates the file (SQLite's mode=rwc): deleted since, it is an error, not a new, empty file."""
+        with opening_memory_store(self.path, made=not create):
+            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}", uri=True,
+                                 timeout=30)
         db.execute("PRAGMA secure_delete = ON")
         return db
 
