@@ -389,9 +389,9 @@ def table(figures: list["Figure"], recorded: dict[str, Any]) -> str:
     rows = ["| figure | now | budget | last recorded | verdict | beside it |", "|---|---:|---:|---:|---|---|"]
     for figure in figures:
         budget = ("≤ " if figure.at_most else "≥ ") + shown(figure.budget, figure.unit)
-        last = shown(recorded.get(figure.name), figure.unit)
-        rows.append(f"| {figure.name} | {shown(figure.value, figure.unit)} | {budget} | {last} | {verdict(figure, recorded.get(figure.name))} |"
-                    f" {figure.note} |")
+        last = recorded.get(figure.name)
+        rows.append(f"| {figure.name} | {shown(figure.value, figure.unit)} | {budget} | {shown(last, figure.unit)} |"
+                    f" {verdict(figure, last)} | {figure.note} |")
     return "\n".join(rows)
 
 
