@@ -105,6 +105,18 @@ def test_a_figure_is_over_only_past_its_budget_and_a_missing_one_is_not(figure, 
     assert figure.over is over
 
 
+@pytest.mark.parametrize("figure, last, worse", [
+    (Figure("04: read aloud", 4.21, "min", 4.5), 4.2, True), (Figure("04: read aloud", 4.2, "min", 4.5), 4.2, False),
+    (Figure("08: words", 1097, "words", 1101), 1096, True),
+    (Figure("suite", 54.9, "s", 60), 50.0, False), (Figure("suite", 55.1, "s", 60), 50.0, True),
+    (Figure("01: run", 1.1, "×", 4), 1.0, False), (Figure("01: run", 1.2, "×", 4), 1.0, True),
+    (Figure("writers", 0.73, "×", 0.7, at_most=False), 0.81, False),
+    (Figure("writers", 0.72, "×", 0.7, at_most=False), 0.81, True),
+    (Figure("suite", 90.0, "s", 60), None, False), (Figure("store", None, "×", 1.5), 1.2, False)])
+def test_a_figure_is_worse_than_its_record_past_the_timing_noise_and_a_word_figure_at_any_rise(figure, last, worse):
+    assert budgets.worse_than(figure, last) is worse
+
+
 BURN = "import time\nstarted = time.process_time()\nwhile time.process_time() - started < 0.3:\n    pass\n"
 LEAVE_AN_ORPHAN = "import subprocess, sys\nsubprocess.Popen([sys.executable, sys.argv[1]], start_new_session=True)\n"
 # The command exits at once; the orphan it leaves burns 0.3 s of CPU after it (as a kernel shuts down a moment after
@@ -236,6 +248,18 @@ def test_a_failed_suite_fails_the_check_whatever_its_time(monkeypatch, capsys):
     run = budgets.Run(wall=12.0, cpu=20.0, returncode=1, output="...\n1 failed, 700 passed in 12.0s\n")
     status, out = checked(monkeypatch, [budgets.seconds_figure("the offline suite (pytest)", run)], capsys)
     assert status == 1 and "failed: the offline suite (pytest): CPU 20.0 s; FAILED (exit 1): 1 failed" in out
+
+
+def test_a_figure_worse_than_its_record_fails_the_check_and_is_not_recorded(monkeypatch, capsys):
+    monkeypatch.setattr(budgets, "read_record", lambda: {"figures": {"01_tickets.ipynb: read aloud": 2.9}})
+    monkeypatch.setattr(budgets, "record", lambda *args, **kwargs: pytest.fail("recorded a worse figure"))
+    monkeypatch.setattr(budgets, "measure", lambda folder, network, store: (
+        [Figure("01_tickets.ipynb: read aloud", 2.95, "min", 3.0)], {"setup": 30.0, "commit": "abc1234"}))
+    assert budgets.main(["--record"]) == 1
+    out = capsys.readouterr().out
+    assert "worse than the last record: 01_tickets.ipynb: read aloud: 2.95 min, recorded 2.9 min" in out
+    assert "| 01_tickets.ipynb: read aloud | 2.95 min | ≤ 3 min | 2.9 min | WORSE than last |" in out
+    assert "not recorded" in out
 
 
 def test_recording_writes_the_figures_and_the_table_between_the_markers(tmp_path):
