@@ -2,7 +2,7 @@
 (through cache_file) the cache. Whatever is wrong with one (missing, empty, cut short, not JSON, another shape, a field
 missing) is one DamagedFile error that names the file, says what is wrong (a line and column, or the field) and how to
 get the committed file back. A memory store file SQLite cannot open (07's SqliteStore) is a DamagedFile too, saying to
-delete it or choose another, and so is one deleted since the store made it. Hand-written, tested in
+delete it or choose another, and so is one deleted since the store opened it. Hand-written, tested in
 tests/test_damaged_files.py."""
 
 import json
@@ -25,17 +25,17 @@ class DamagedFile(ShownAsMessage, RuntimeError):
 
 
 @contextmanager
-def opening_memory_store(path: Path, made: bool = False) -> Iterator[None]:
+def opening_memory_store(path: Path, opened: bool = False) -> Iterator[None]:
     """Inside it, SQLite's DatabaseError (the file at `path` is not a database, or a damaged one) is a DamagedFile that
-    names the file and what to do; so is, once the store has `made` the file, a file that is gone."""
+    names the file and what to do; so is, once the store has `opened` the file, a file that is gone."""
     try:
         yield
     except sqlite3.DatabaseError as error:
-        if made and not path.exists():  # deleted by hand, or by another kernel of a notebook that shares the file
-            raise DamagedFile(f"{path} is gone: deleted after this store made it, by hand or by another kernel (two"
-                              " kernels of one notebook, its English and Chinese twins say, share the file, and a"
-                              " last cell deletes it). Its memories went with it: make the store again (Kernel →"
-                              " Restart Kernel and Run All Cells).") from None
+        if opened and not path.exists():  # deleted by hand, or by another kernel of a notebook that shares the file
+            raise DamagedFile(f"{path} is gone: deleted after this store opened it, by hand or by another kernel (two"
+                              " kernels of one notebook, such as its English and Chinese editions, share the file,"
+                              " and each one's last cell deletes it). Its memories went with it: make the store again"
+                              " (Kernel → Restart Kernel and Run All Cells).") from None
         raise DamagedFile(f"{path} is not a memory store SQLite can open ({error}): delete it (its memories are lost)"
                           " or choose another file; the store then starts a new, empty one.") from None
 

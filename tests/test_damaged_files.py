@@ -219,7 +219,7 @@ def test_a_store_whose_file_was_deleted_since_says_so_and_makes_no_empty_file(tm
     path = tmp_path / "memories.sqlite"
     store = SqliteStore(path)
     path.unlink()
-    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} is gone: deleted after this store made it"):
+    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} is gone: deleted after this store opened it"):
         use(store)
     assert not path.exists()
 

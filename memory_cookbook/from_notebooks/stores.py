@@ -71,7 +71,7 @@ class SqliteStore:
     def connect(self, create: bool = False) -> sqlite3.Connection:
         """A connection that overwrites deleted rows with zeros (secure_delete): what is forgotten leaves the file.
         Only __init__ creates the file (SQLite's mode=rwc): deleted since, it is an error, not a new, empty file."""
-        with opening_memory_store(self.path, made=not create):
+        with opening_memory_store(self.path, opened=not create):
             db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}", uri=True,
                                  timeout=30)
         db.execute("PRAGMA secure_delete = ON")
