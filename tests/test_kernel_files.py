@@ -1,0 +1,64 @@
+"""A notebook's file for its kernel (07's memories.sqlite, 10's desk_memories.sqlite): another running kernel that made
+it, and still has it, keeps it; a kernel that ended, or deleted it, leaves it free (memory_cookbook/kernel_files.py)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from memory_cookbook import kernel_files
+from memory_cookbook.kernel_files import FileInUse, new_file_for_this_kernel
+
+OTHER_KERNEL = """import sys
+from memory_cookbook.kernel_files import new_file_for_this_kernel
+path = new_file_for_this_kernel(sys.argv[1])
+path.write_text("the other kernel's memories")
+print("made", flush=True)
+sys.stdin.readline()  # until the test says: delete it, or end
+if sys.argv[2] == "delete":
+    path.unlink()
+    print("deleted", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def other_kernel(path, then="end"):
+    kernel = subprocess.Popen([sys.executable, "-c", OTHER_KERNEL, str(path), then], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert kernel.stdout.readline() == "made\n"
+    return kernel
+
+
+def test_a_file_another_running_kernel_made_is_refused_naming_it_and_left_as_it_is_until_that_kernel_ends(tmp_path):
+    path = tmp_path / "desk_memories.sqlite"
+    kernel = other_kernel(path)
+    try:
+        with pytest.raises(FileInUse, match=rf"desk_memories\.sqlite is in use by another kernel \(pid {kernel.pid}\)"
+                                            r".*Shut that kernel down.*run its last cell"):
+            new_file_for_this_kernel(path)
+        assert path.read_text() == "the other kernel's memories"
+    finally:
+        kernel.communicate("\n", timeout=30)
+    assert new_file_for_this_kernel(path) == path and not path.exists()  # that kernel ended: its file is deleted
+    path.write_text("this kernel's memories")
+    assert new_file_for_this_kernel(path) == path and not path.exists()  # Run All again: a new file
+
+
+def test_a_file_its_kernel_deleted_is_free_while_that_kernel_still_runs(tmp_path):
+    path = tmp_path / "memories.sqlite"
+    kernel = other_kernel(path, then="delete")
+    try:
+        kernel.stdin.write("\n")
+        kernel.stdin.flush()
+        assert kernel.stdout.readline() == "deleted\n"
+        assert new_file_for_this_kernel(path) == path  # its last cell ran: nothing of it is left to refuse
+    finally:
+        kernel.communicate("\n", timeout=30)
+
+
+@pytest.mark.parametrize("marker", ["", "{\"pid\": 1", "[1, 2]", "{\"pid\": \"x\", \"started\": 0}"])
+def test_a_damaged_marker_names_no_kernel_and_the_file_is_taken(tmp_path, marker):
+    path = tmp_path / "memories.sqlite"
+    path.write_text("an earlier run's memories")
+    kernel_files.marker_of(path).write_text(marker)
+    assert new_file_for_this_kernel(path) == path and not path.exists()
