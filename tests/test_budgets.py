@@ -262,6 +262,16 @@ def test_a_figure_worse_than_its_record_fails_the_check_and_is_not_recorded(monk
     assert "not recorded" in out
 
 
+def test_a_failed_suite_is_named_by_its_failed_tests_not_by_the_kernels_warnings_after_them():
+    stdout = ("....F..\n=========================== short test summary info ============================\n"
+              "FAILED tests/test_a.py::test_one - AssertionError\n"
+              "========== 1 failed, 700 passed in 52.1s ==========\n")
+    stderr = "[IPKernelApp] WARNING | Kernel is running over TCP without encryption.\n"
+    run = budgets.Run(wall=52.1, cpu=80.0, returncode=1, output=stdout + stderr, stdout=stdout)
+    assert budgets.seconds_figure("the offline suite (pytest)", run).note == (
+        "CPU 80.0 s; FAILED (exit 1): FAILED tests/test_a.py::test_one - AssertionError; 1 failed, 700 passed in 52.1s")
+
+
 def test_recording_writes_the_figures_and_the_table_between_the_markers(tmp_path):
     record_file, maintaining = tmp_path / "figures.json", tmp_path / "maintaining.md"
     maintaining.write_text(f"# Maintaining\n\n{budgets.TABLE_START}\nold table\n{budgets.TABLE_END}\n\nAfter.\n")

@@ -278,14 +278,22 @@ def readme_command(root: Path) -> tuple[str, str]:
 
 
 def seconds_figure(name: str, run: "Run") -> "Figure":
-    passed = "" if run.returncode == 0 else f"; FAILED (exit {run.returncode}): {last_line(run.output)}"
+    passed = "" if run.returncode == 0 else f"; FAILED (exit {run.returncode}): {what_failed(run)}"
     left = f"; {run.left_running} processes it started still running {ORPHANS_WAIT} s after it" \
         if run.left_running else ""
     return Figure(name, round(run.wall, 1), "s", SECONDS_BUDGETS[name], note=f"CPU {run.cpu:.1f} s{left}{passed}")
 
 
-def last_line(output: str) -> str:
-    lines = [line for line in output.strip().splitlines() if line.strip()]
+PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR) |^=*\s*\d+ (failed|passed|errors?)\b|^\d+ (failed|passed|errors?)\b")
+
+
+def what_failed(run: "Run") -> str:
+    """pytest's short summary (the tests that failed, then the counts), from its standard output: the kernels' warnings
+    on standard error come after it. Another command's last line."""
+    summary = [line.strip("= ") for line in run.stdout.splitlines() if PYTEST_SUMMARY.match(line)]
+    if summary:
+        return "; ".join(summary[:5] + (["..."] if len(summary) > 6 else []) + summary[-1:] * (len(summary) > 5))
+    lines = [line for line in run.output.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no output)"
 
 
