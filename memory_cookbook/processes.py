@@ -17,6 +17,7 @@ def this_process() -> tuple[int, float]:
 def process_alive(pid: int, started: float) -> bool:
     """Whether the process `pid` that started at `started` is still running."""
     try:
-        return psutil.Process(pid).create_time() == started
+        process = psutil.Process(pid)
+        return process.create_time() == started and process.status() != psutil.STATUS_ZOMBIE  # a zombie has ended
     except psutil.Error:  # no such process, or one we may not look at
         return False

@@ -143,6 +143,35 @@ def test_the_cpu_time_counts_the_orphans_a_command_leaves(tmp_path):
     assert float(cpu) >= 0.25 and left_running == "0"
 
 
+# The command starts a daemon as pg_ctl starts a PostgreSQL server (its starter exits, so it is an orphan), then kills
+# it and waits for it to go, as tests/test_postgres_server.py does with a postmaster.
+KILL_AN_ORPHAN = """import subprocess, sys
+import psutil
+started = subprocess.run([sys.executable, "-c", "import subprocess, sys; print(subprocess.Popen([sys.executable, '-c',"
+                          " 'import time; time.sleep(60)'], start_new_session=True, stdout=subprocess.DEVNULL,"
+                          " stderr=subprocess.DEVNULL).pid)"],
+                         capture_output=True, text=True, check=True)
+daemon = psutil.Process(int(started.stdout))
+daemon.kill()
+daemon.wait(timeout=3)
+"""
+MEASURE_KILLED_ORPHAN = """import sys
+from cookbook_tools import budgets
+budgets.adopt_orphans()
+run = budgets.timed(f"{sys.executable} kill_an_orphan.py", sys.argv[1])
+print(run.returncode, run.output.strip().splitlines()[-1:] or "")
+"""
+
+
+@pytest.mark.slow  # four Python processes: about a second
+def test_an_orphan_a_command_kills_is_gone_while_the_command_still_runs(tmp_path):
+    """The budget check adopts every orphan (its CPU time is the command's): unreaped, a killed one stays a zombie."""
+    (tmp_path / "kill_an_orphan.py").write_text(KILL_AN_ORPHAN)
+    measured = subprocess.run([sys.executable, "-c", MEASURE_KILLED_ORPHAN, str(tmp_path)], capture_output=True,
+                              text=True, check=True)
+    assert measured.stdout.startswith("0 "), measured.stdout
+
+
 # A developer's live key, cache and database: the notebooks' and the benchmark's runs must not see them (they would
 # send requests, write another cache, or run 09 and the benchmark on the developer's database).
 LIVE = {"TYPESAFE_API_KEY": "a-live-key", "COOKBOOK_CACHE": "/elsewhere/cache.json",

@@ -230,6 +230,24 @@ def reap_orphans(wait: float = 0.0) -> int:
             time.sleep(0.05)
 
 
+def reaping_while(process: subprocess.Popen[str]) -> None:
+    """Wait for `process`, reaping meanwhile the orphans adopt_orphans made ours as they exit: unreaped, an orphan
+    stays a zombie, which a test that kills a daemon (a PostgreSQL server) and waits for it to go would wait for in
+    vain, though no supervisor a reader runs under leaves one so. `process` itself is left for Popen to wait for."""
+    if not hasattr(os, "waitid"):  # not Linux: adopt_orphans adopts none
+        process.wait()
+        return
+    while process.poll() is None:
+        try:
+            exited = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)  # who has exited, not reaped yet
+        except ChildProcessError:
+            exited = None
+        if exited is not None and exited.si_pid not in (0, process.pid):
+            os.waitpid(exited.si_pid, 0)
+        else:
+            time.sleep(0.05)
+
+
 def parent_of(process: Path) -> int | None:
     try:
         return int((process / "stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -260,8 +278,9 @@ def timed(command: str, cwd: Path) -> "Run":
     # shutting down) closed its copy, and a terminal's user has their prompt back when the command itself exits.
     with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
         cpu_before, started = children_cpu(), time.monotonic()
-        process = subprocess.run(command, shell=True, cwd=cwd, env=quiet_environment(), stdout=stdout, stderr=stderr,
-                                 text=True)
+        process = subprocess.Popen(command, shell=True, cwd=cwd, env=quiet_environment(), stdout=stdout,
+                                   stderr=stderr, text=True)
+        reaping_while(process)
         wall = time.monotonic() - started
         left = reap_orphans(wait=ORPHANS_WAIT)  # their CPU time is the command's
         out, err = (file.seek(0) or file.read() for file in (stdout, stderr))
