@@ -2,10 +2,11 @@
 (through cache_file) the cache. Whatever is wrong with one (missing, empty, cut short, not JSON, another shape, a field
 missing) is one DamagedFile error that names the file, says what is wrong (a line and column, or the field) and how to
 get the committed file back. A memory store file SQLite cannot open (07's SqliteStore) is a DamagedFile too, saying to
-delete it or choose another, and so is one deleted since the store opened it. Hand-written, tested in
+delete it or choose another, and so is one deleted or made anew since the store opened it. Hand-written, tested in
 tests/test_damaged_files.py."""
 
 import json
+import secrets
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -15,9 +16,9 @@ from typing import Any
 from memory_cookbook.locations import RECORDED_REQUESTS_FILE, ROOT
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["DamagedFile", "MESSAGE_FIELDS", "REQUEST_FIELDS", "TICKET_FIELDS", "check_fields", "check_list", "damaged",
-           "json_type", "opening_memory_store", "read_json", "read_recorded_requests", "read_tickets", "requests_fix",
-           "restore_hint"]
+__all__ = ["DamagedFile", "MESSAGE_FIELDS", "REQUEST_FIELDS", "TICKET_FIELDS", "changed_store_file", "check_fields",
+           "check_list", "damaged", "json_type", "marked_store_file", "opened_store_file", "opening_memory_store",
+           "read_json", "read_recorded_requests", "read_tickets", "requests_fix", "restore_hint"]
 
 
 class DamagedFile(ShownAsMessage, RuntimeError):
@@ -25,19 +26,45 @@ class DamagedFile(ShownAsMessage, RuntimeError):
 
 
 @contextmanager
-def opening_memory_store(path: Path, opened: bool = False) -> Iterator[None]:
+def opening_memory_store(path: Path) -> Iterator[None]:
     """Inside it, SQLite's DatabaseError (the file at `path` is not a database, or a damaged one) is a DamagedFile that
-    names the file and what to do; so is, once the store has `opened` the file, a file that is gone."""
+    names the file and what to do."""
     try:
         yield
     except sqlite3.DatabaseError as error:
-        if opened and not path.exists():  # deleted by hand, or by another kernel of a notebook that shares the file
-            raise DamagedFile(f"{path} is gone: deleted after this store opened it, by hand or by another kernel (two"
-                              " kernels of one notebook, such as its English and Chinese editions, share the file,"
-                              " and each one's last cell deletes it). Its memories went with it: make the store again"
-                              " (Kernel → Restart Kernel and Run All Cells).") from None
         raise DamagedFile(f"{path} is not a memory store SQLite can open ({error}): delete it (its memories are lost)"
                           " or choose another file; the store then starts a new, empty one.") from None
+
+
+def marked_store_file(db: sqlite3.Connection) -> int:
+    """The mark of the store file `db` is open on: the one it has, or a random one written into a new file (SQLite's
+    header keeps `user_version` for the application), so that a file made anew in its place is told apart."""
+    mark: int = db.execute("PRAGMA user_version").fetchone()[0]
+    if not mark:
+        mark = secrets.randbelow(2**31 - 1) + 1
+        db.execute(f"PRAGMA user_version = {mark}")
+    return mark
+
+
+def opened_store_file(path: Path, mark: int) -> sqlite3.Connection:
+    """A connection to the store file at `path`, if it is still the file marked `mark`. Deleted since, or made anew
+    (by hand, or by another kernel of the same notebook: its other edition, or a second tab, whose first cell makes
+    the file anew and whose last deletes it), it is a DamagedFile that says so."""
+    if not path.exists():
+        raise changed_store_file(path, "deleted")
+    with opening_memory_store(path):
+        db = sqlite3.connect(path, timeout=30)
+        found = db.execute("PRAGMA user_version").fetchone()[0]
+    if found != mark:
+        db.close()
+        raise changed_store_file(path, "replaced by a new file")
+    return db
+
+
+def changed_store_file(path: Path, what: str) -> DamagedFile:
+    return DamagedFile(f"{path} was {what} after this store opened it, by hand or by another kernel of this notebook"
+                       " (its other edition, or a second tab). This store's memories are not there: make it again"
+                       " (Kernel → Restart Kernel and Run All Cells).")
 
 
 def restore_hint(path: str | Path) -> str:

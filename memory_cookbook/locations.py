@@ -8,7 +8,10 @@ from pathlib import Path
 
 from memory_cookbook.shown_as_message import ShownAsMessage
 
-__all__ = ["CACHE_FILE", "NOTEBOOKS", "NotACheckout", "RECORDED_REQUESTS_FILE", "ROOT", "TICKETS_FILE", "checkout_file"]
+__all__ = ["CACHE_FILE", "NOTEBOOKS", "NOTEBOOK_NAME_VARIABLE", "NotACheckout", "RECORDED_REQUESTS_FILE", "ROOT",
+           "TICKETS_FILE", "checkout_file"]
+
+NOTEBOOK_NAME_VARIABLE = "JPY_SESSION_NAME"  # where JupyterLab's server names a kernel's notebook (nbval's: our plugin)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

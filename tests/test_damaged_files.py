@@ -211,17 +211,43 @@ def test_a_damaged_store_database_names_the_file_and_what_to_do_and_is_left_as_i
     assert isinstance(raised.value.__context__, sqlite3.DatabaseError)
 
 
-@pytest.mark.parametrize("use", [lambda store: store.saved(), lambda store: store.recall("C-1042"),
-                                 lambda store: store.forget_customer("C-1042")], ids=["saved", "recall", "forget"])
+USES = {"saved": lambda store: store.saved(), "recall": lambda store: store.recall("C-1042"),
+        "forget": lambda store: store.forget_customer("C-1042")}
+
+
+@pytest.mark.parametrize("use", USES.values(), ids=USES)
 def test_a_store_whose_file_was_deleted_since_says_so_and_makes_no_empty_file(tmp_path, use):
-    """Two kernels of notebook 10 (English and Chinese) share desk_memories.sqlite, and each one's last cell deletes
-    it: the other kernel's store then names the file and says it is gone, instead of SQLite's "no such table"."""
+    """Two kernels of notebook 10 (English and Chinese) could share desk_memories.sqlite, and each one's last cell
+    deletes it: the other kernel's store then names the file and says it was deleted, instead of SQLite's "no such
+    table"."""
     path = tmp_path / "memories.sqlite"
     store = SqliteStore(path)
     path.unlink()
-    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} is gone: deleted after this store opened it"):
+    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} was deleted after this store opened it"):
         use(store)
     assert not path.exists()
+
+
+@pytest.mark.parametrize("use", USES.values(), ids=USES)
+def test_a_store_whose_file_was_made_anew_since_says_so_and_leaves_the_new_one_alone(tmp_path, use):
+    """The other kernel's first cell makes the file anew: this kernel's store must not read or forget its memories."""
+    path = tmp_path / "memories.sqlite"
+    store = SqliteStore(path)
+    path.unlink()
+    other = SqliteStore(path)
+    other.log({"customer": "C-1042"})
+    with pytest.raises(DamagedFile, match=f"{re.escape(str(path))} was replaced by a new file after this store"):
+        use(store)
+    assert other.ledger("C-1042") == [{"customer": "C-1042"}]
+
+
+def test_a_store_opened_again_on_its_file_by_another_process_shares_it(tmp_path):
+    """07's fresh process opens the same file (its own SqliteStore): the same store, not a new one."""
+    path = tmp_path / "memories.sqlite"
+    first = SqliteStore(path)
+    SqliteStore(path).log({"customer": "C-1042"})
+    first.log({"customer": "C-1042"})
+    assert first.ledger("C-1042") == [{"customer": "C-1042"}] * 2
 
 
 def test_a_store_file_whose_path_has_spaces_a_hash_and_chinese_is_opened_as_named(tmp_path):

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 from IPython.display import display
 
+from memory_cookbook.locations import NOTEBOOK_NAME_VARIABLE
+
 __all__ = ["CHINESE_SUMMARY", "FoldedAnswer", "SUMMARY", "folded_answer", "in_chinese_notebook", "summary"]
 
 SUMMARY = "Show the answer"
@@ -19,7 +21,7 @@ CHINESE_SUMMARY = "显示答案"  # the Chinese edition's label (scripts/sync_ch
 def in_chinese_notebook() -> bool:
     """Whether this kernel runs a notebook of the Chinese edition: JupyterLab's server names a kernel's notebook in
     JPY_SESSION_NAME, and the Chinese edition's notebooks end in .zh.ipynb."""
-    return os.environ.get("JPY_SESSION_NAME", "").endswith(".zh.ipynb")
+    return os.environ.get(NOTEBOOK_NAME_VARIABLE, "").endswith(".zh.ipynb")
 
 
 def summary() -> str:

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from datetime import UTC, datetime
-from memory_cookbook.checked_files import opening_memory_store
+from memory_cookbook.checked_files import marked_store_file, opened_store_file, opening_memory_store
 from memory_cookbook.contract import CustomerAlreadyKept, LedgerEntry, MemoryItem, MemoryStore, SavedMemory
 from memory_cookbook.jev_request import ticket_id
 from memory_cookbook.memory_checks import checked_entry, checked_save, non_empty_text
@@ -61,19 +61,18 @@ class SqliteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        with opening_memory_store(self.path), closing(self.connect(create=True)) as db:
+        with opening_memory_store(self.path), closing(sqlite3.connect(self.path, timeout=30)) as db:
             db.executescript(STORE_SCHEMA)
             there = {column for _, column, *_ in db.execute("PRAGMA table_info(memories)")}
             for column, kind in DESK_COLUMNS.items():
                 if column not in there:  # a file made without it: the column is added, no row is rewritten
                     db.execute(f"ALTER TABLE memories ADD COLUMN {column} {kind}")
+            self.file_mark = marked_store_file(db)
 
-    def connect(self, create: bool = False) -> sqlite3.Connection:
+    def connect(self) -> sqlite3.Connection:
         """A connection that overwrites deleted rows with zeros (secure_delete): what is forgotten leaves the file.
-        Only __init__ creates the file (SQLite's mode=rwc): deleted since, it is an error, not a new, empty file."""
-        with opening_memory_store(self.path, opened=not create):
-            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}", uri=True,
-                                 timeout=30)
+        Deleted or made anew since __init__ opened it, the file is an error, not another store's memories."""
+        db = opened_store_file(self.path, self.file_mark)
         db.execute("PRAGMA secure_delete = ON")
         return db
 

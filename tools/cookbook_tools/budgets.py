@@ -234,7 +234,7 @@ def reaping_while(process: subprocess.Popen[str]) -> None:
     """Wait for `process`, reaping meanwhile the orphans adopt_orphans made ours as they exit: unreaped, an orphan
     stays a zombie, which a test that kills a daemon (a PostgreSQL server) and waits for it to go would wait for in
     vain, though no supervisor a reader runs under leaves one so. `process` itself is left for Popen to wait for."""
-    if not hasattr(os, "waitid"):  # not Linux: adopt_orphans adopts none
+    if not sys.platform.startswith("linux"):  # adopt_orphans adopts none there
         process.wait()
         return
     while process.poll() is None:
@@ -304,7 +304,7 @@ def seconds_figure(name: str, run: "Run") -> "Figure":
     return Figure(name, round(run.wall, 1), "s", SECONDS_BUDGETS[name], note=f"CPU {run.cpu:.1f} s{left}{passed}")
 
 
-PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR) |^=*\s*\d+ (failed|passed|errors?)\b|^\d+ (failed|passed|errors?)\b")
+PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR) |^=*\s*\d+ (failed|passed|skipped|errors?)\b")
 
 
 def what_failed(run: "Run") -> str:
@@ -406,7 +406,8 @@ def verdict(figure: "Figure", last: float | None = None) -> str:
     return "OVER" if figure.over else "WORSE than last" if worse_than(figure, last) else "ok"
 
 
-def fell_back(figures: list["Figure"], recorded: dict[str, Any]) -> list["Figure"]:
+def worse_than_their_record(figures: list["Figure"], recorded: dict[str, Any]) -> list["Figure"]:
+    """The figures worse than the value recorded for them last time (worse_than)."""
     return [figure for figure in figures if worse_than(figure, recorded.get(figure.name))]
 
 
@@ -542,7 +543,7 @@ def reported(figures: list["Figure"], recorded: dict[str, Any], all_well: str) -
     """Print what is not measured, over budget, failed or worse than its last record; 1 if any but the first."""
     over = [figure for figure in figures if figure.over]
     failed = [figure for figure in figures if "FAILED" in figure.note]
-    worse = fell_back(figures, recorded)
+    worse = worse_than_their_record(figures, recorded)
     missing = [figure for figure in figures if figure.value is None]
     if missing:
         print("\nnot measured: " + "; ".join(f"{figure.name} ({figure.note})" for figure in missing))

@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 
 from cookbook_tools.paths import NOTEBOOKS
+from memory_cookbook.locations import NOTEBOOK_NAME_VARIABLE
 
 sys.dont_write_bytecode = True  # from the start: pytest rewrites and caches conftest.py and the test modules on import
 # TYPESAFE_BASE_URL: typesafe-sdk's own name for the endpoint, read when TYPESAFE_ENDPOINT is not set.
@@ -144,15 +145,15 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
     it starts, and prints Chinese labels for a .zh.ipynb twin only."""
     if item.path.suffix != ".ipynb":
         return (yield)
-    before = os.environ.get("JPY_SESSION_NAME")
-    os.environ["JPY_SESSION_NAME"] = str(item.path)
+    before = os.environ.get(NOTEBOOK_NAME_VARIABLE)
+    os.environ[NOTEBOOK_NAME_VARIABLE] = str(item.path)
     try:
         return (yield)
     finally:
         if before is None:
-            del os.environ["JPY_SESSION_NAME"]
+            del os.environ[NOTEBOOK_NAME_VARIABLE]
         else:
-            os.environ["JPY_SESSION_NAME"] = before
+            os.environ[NOTEBOOK_NAME_VARIABLE] = before
 
 
 def pytest_unconfigure() -> None:
