@@ -320,6 +320,24 @@ def test_recording_writes_the_figures_and_the_table_between_the_markers(tmp_path
     assert "| the pages (scripts/build_docs.py) | 1.6 s | ≤ 5 s | 2.9 s | ok | CPU 1.5 s |" in text
 
 
+def test_recording_a_figure_worse_within_the_noise_keeps_its_record_and_says_what_the_run_gave(tmp_path):
+    record_file, maintaining = tmp_path / "figures.json", tmp_path / "maintaining.md"
+    maintaining.write_text(f"{budgets.TABLE_START}\n{budgets.TABLE_END}\n")
+    record_file.write_text(json.dumps({"figures": {"store: eight_writers_ratio": 0.8,
+                                                   "the offline suite (pytest)": 50.0,
+                                                   "the pages (scripts/build_docs.py)": 1.5}}))
+    budgets.record([Figure("store: eight_writers_ratio", 0.75, "×", 0.7, at_most=False),
+                    Figure("the offline suite (pytest)", 52.0, "s", 60.0, note="CPU 80.0 s"),
+                    Figure("the pages (scripts/build_docs.py)", 1.4, "s", 5.0)],
+                   {"measured": "2026-12-05"}, path=record_file, maintaining=maintaining)
+    recorded = json.loads(record_file.read_text())
+    assert recorded["figures"] == {"store: eight_writers_ratio": 0.8, "the offline suite (pytest)": 50.0,
+                                   "the pages (scripts/build_docs.py)": 1.4}
+    assert recorded["notes"]["store: eight_writers_ratio"] == "this run 0.75×, within the noise of the record kept"
+    assert recorded["notes"]["the offline suite (pytest)"] == (
+        "CPU 80.0 s; this run 52 s, within the noise of the record kept")
+
+
 def test_the_maintainers_guide_shows_the_recorded_figures():
     text = budgets.MAINTAINING.read_text()
     shown = text.split(budgets.TABLE_START, 1)[1].split(budgets.TABLE_END, 1)[0].strip()

@@ -13,6 +13,7 @@ notebook's run in a fresh kernel against a bare kernel's; the store's benchmark 
 
 import argparse
 import ctypes
+import dataclasses
 import datetime
 import json
 import os
@@ -25,7 +26,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ STORE_AIMS = {"recall_p50_ratio": (1.5, True), "save_p50_ratio": (1.5, True), "e
 NO_STORE_JSON = "bench_store.py has no --json yet"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Figure:
     """One promised figure: its value now (None: not measured, `note` says why), its budget, and whether the budget is
     a most (or a least)."""
@@ -118,7 +118,7 @@ def read_markdown(path: Path) -> list[str]:
             and not (cell.metadata.get("translation") or {}).get("chinese_only")]
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Reading:
     """What reading a text aloud takes: its Latin-script words and its Chinese characters."""
 
@@ -255,7 +255,7 @@ def parent_of(process: Path) -> int | None:
         return None
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Run:
     wall: float
     cpu: float
@@ -438,8 +438,10 @@ def read_record(path: Path = RECORD_FILE) -> dict[str, Any]:
 def record(figures: list["Figure"], about: dict[str, Any], path: Path = RECORD_FILE,
            maintaining: Path = MAINTAINING) -> None:
     """Write the figures as the ones recorded last time (with the ones they replace), and their table into
-    docs/maintaining.md."""
+    docs/maintaining.md. A figure is a floor: one that is worse than its record, within the noise main() lets pass,
+    keeps the record, and its note says what this run gave."""
     previous = read_record(path).get("figures", {})
+    figures = [held(figure, previous.get(figure.name)) for figure in figures]
     path.write_text(json.dumps({**about, "figures": {figure.name: figure.value for figure in figures},
                                 "notes": {figure.name: figure.note for figure in figures if figure.note},
                                 "previous": previous}, indent=1, ensure_ascii=False) + "\n")
@@ -449,6 +451,14 @@ def record(figures: list["Figure"], about: dict[str, Any], path: Path = RECORD_F
     before, rest = text.split(TABLE_START, 1)
     after = rest.split(TABLE_END, 1)[1]
     maintaining.write_text(f"{before}{TABLE_START}\n{recorded_table(read_record(path))}\n{TABLE_END}{after}")
+
+
+def held(figure: "Figure", last: float | None) -> "Figure":
+    """`figure`, or its record `last` in its place when the figure is the worse of the two."""
+    if figure.value is None or last is None or (figure.value <= last if figure.at_most else figure.value >= last):
+        return figure
+    this_run = f"this run {shown(figure.value, figure.unit)}, within the noise of the record kept"
+    return dataclasses.replace(figure, value=last, note=f"{figure.note}; {this_run}" if figure.note else this_run)
 
 
 def recorded_table(recorded: dict[str, Any]) -> str:
