@@ -52,8 +52,9 @@ WORDS_READ = "words read aloud"
 # PostgreSQL server.
 KERNEL_RATIO_BUDGET, SERVER_NOTEBOOK_RATIO_BUDGET = 4.0, 12.0
 KERNEL_RATIO = ": run / a bare kernel"  # the end of these figures' names
+README_TEST = "the README's test command (pytest --run-network)"
 SERVER_NOTEBOOKS = ("09_many_app_servers.ipynb", "10_a_desk_memory.ipynb")
-SECONDS_BUDGETS = {"the README's test command (pytest --run-network)": 90.0, "the offline suite (pytest)": 60.0,
+SECONDS_BUDGETS = {README_TEST: 90.0, "the offline suite (pytest)": 60.0,
                    "the quick loop (pytest -m \"not slow\")": 10.0, "the pages (scripts/build_docs.py)": 5.0}
 STORE_SIZE = "10000"
 STORE_AIMS = {"recall_p50_ratio": (1.5, True), "save_p50_ratio": (1.5, True), "eight_writers_ratio": (0.7, False)}
@@ -386,16 +387,17 @@ def machine() -> dict[str, Any]:
 # What a timed figure may move between quiet runs of one commit on the 2-core machine: the suites and the store's ratios
 # by a tenth; a notebook's run against a bare kernel by a fifth, medians of three runs and all (09: 6.9 and 6.9, 03: 2.0
 # and 2.4, 10: 4.4 and 5.1 on 2026-12-05; single runs of 09 gave 5.6 and 7.2). A word or minute figure may not move at
-# all. Past that, a figure worse than its last record is a defect (DEVELOPERS.md: hold what was won).
-TIMING_NOISE, KERNEL_RATIO_NOISE = 0.1, 0.2
+# all. The README's test command downloads about 100 wheels from PyPI: it moved by 15% (60.3 to 69.5 s in five runs on
+# 2026-12-05). Past that, a figure worse than its last record is a defect (DEVELOPERS.md: hold what was won).
+TIMING_NOISE, KERNEL_RATIO_NOISE, NETWORK_NOISE = 0.1, 0.2, 0.15
 
 
 def worse_than(figure: "Figure", last: float | None) -> bool:
     """Whether `figure` is worse than `last`, the value recorded for it last time (None: no record to hold)."""
     if figure.value is None or last is None:
         return False
-    noise = KERNEL_RATIO_NOISE if figure.name.endswith(KERNEL_RATIO) else TIMING_NOISE if figure.unit in ("s", "×") \
-        else 0
+    noise = (NETWORK_NOISE if figure.name == README_TEST else KERNEL_RATIO_NOISE if figure.name.endswith(KERNEL_RATIO)
+             else TIMING_NOISE if figure.unit in ("s", "×") else 0)
     margin = abs(last) * noise
     return figure.value > last + margin if figure.at_most else figure.value < last - margin
 
@@ -514,7 +516,7 @@ def measure(folder: Path, network: bool = True, store: bool = True,
     python = str(clone / ".venv" / "bin" / "python")
     _, suite = readme_command(clone)
     figures = []
-    runs = [("the README's test command (pytest --run-network)", suite, network),
+    runs = [(README_TEST, suite, network),
             ("the offline suite (pytest)", ".venv/bin/python -m pytest", True),
             ("the quick loop (pytest -m \"not slow\")", ".venv/bin/python -m pytest -m 'not slow'", True),
             ("the pages (scripts/build_docs.py)",
