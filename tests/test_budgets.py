@@ -111,7 +111,7 @@ def test_a_figure_is_over_only_past_its_budget_and_a_missing_one_is_not(figure, 
     (Figure("suite", 54.9, "s", 60), 50.0, False), (Figure("suite", 55.1, "s", 60), 50.0, True),
     (Figure("store: save_p50_ratio", 1.1, "×", 1.5), 1.0, False),
     (Figure("store: save_p50_ratio", 1.11, "×", 1.5), 1.0, True),
-    (Figure(budgets.README_TEST, 69.3, "s", 90), 60.3, False), (Figure(budgets.README_TEST, 69.4, "s", 90), 60.3, True),
+    (Figure(budgets.README_TEST, 69.9, "s", 90), 60.3, False), (Figure(budgets.README_TEST, 70.0, "s", 90), 60.3, True),
     (Figure("09_many_app_servers.ipynb: run / a bare kernel", 7.4, "×", 12), 6.2, False),
     (Figure("09_many_app_servers.ipynb: run / a bare kernel", 7.5, "×", 12), 6.2, True),
     (Figure("writers", 0.73, "×", 0.7, at_most=False), 0.81, False),
@@ -321,7 +321,8 @@ def test_recording_writes_the_figures_and_the_table_between_the_markers(tmp_path
     assert "| the pages (scripts/build_docs.py) | 1.6 s | ≤ 5 s | 2.9 s | ok | CPU 1.5 s |" in text
 
 
-def test_recording_a_figure_worse_within_the_noise_keeps_its_record_and_says_what_the_run_gave(tmp_path):
+def test_recording_a_figure_worse_within_the_noise_shows_the_run_and_keeps_its_record_as_the_floor(tmp_path,
+                                                                                                      monkeypatch):
     record_file, maintaining = tmp_path / "figures.json", tmp_path / "maintaining.md"
     maintaining.write_text(f"{budgets.TABLE_START}\n{budgets.TABLE_END}\n")
     record_file.write_text(json.dumps({"figures": {"store: eight_writers_ratio": 0.8,
@@ -332,11 +333,18 @@ def test_recording_a_figure_worse_within_the_noise_keeps_its_record_and_says_wha
                     Figure("the pages (scripts/build_docs.py)", 1.4, "s", 5.0)],
                    {"measured": "2026-12-05"}, path=record_file, maintaining=maintaining)
     recorded = json.loads(record_file.read_text())
-    assert recorded["figures"] == {"store: eight_writers_ratio": 0.8, "the offline suite (pytest)": 50.0,
+    assert recorded["figures"] == {"store: eight_writers_ratio": 0.75, "the offline suite (pytest)": 52.0,
                                    "the pages (scripts/build_docs.py)": 1.4}
-    assert recorded["notes"]["store: eight_writers_ratio"] == "this run 0.75×, within the noise of the record kept"
-    assert recorded["notes"]["the offline suite (pytest)"] == (
-        "CPU 80.0 s; this run 52 s, within the noise of the record kept")
+    assert budgets.floors(recorded) == {"store: eight_writers_ratio": 0.8, "the offline suite (pytest)": 50.0,
+                                        "the pages (scripts/build_docs.py)": 1.4}
+    row = "| the offline suite (pytest) | 52 s | ≤ 60 s | 50 s | ok, within the noise: the record kept | CPU 80.0 s |"
+    assert row in maintaining.read_text()
+    # the next check holds the kept record: 54 s passes (within 10% of 50 s), 55.1 s does not
+    monkeypatch.setattr(budgets, "read_record", lambda: recorded)
+    for seconds, status in ((54.0, 0), (55.1, 1)):
+        monkeypatch.setattr(budgets, "measure", lambda folder, network, store, seconds=seconds: (
+            [Figure("the offline suite (pytest)", seconds, "s", 60.0)], {"setup": 30.0, "commit": "abc1234"}))
+        assert budgets.main([]) == status
 
 
 def test_the_maintainers_guide_shows_the_recorded_figures():
