@@ -19,7 +19,7 @@ from memory_cookbook.processes import process_alive, this_process
 from memory_cookbook.shown_as_message import ShownAsMessage
 
 __all__ = ["FileInUse", "LEFT_BESIDE", "MarkerFolderNotOwn", "maker_of", "marker_folder", "marker_of",
-           "new_file_for_this_kernel"]
+           "new_file_for_this_kernel", "user_name"]
 
 LEFT_BESIDE = ("-journal", "-wal", "-shm")  # what SQLite may leave beside a file, which it would roll into a new one
 
@@ -32,9 +32,17 @@ class MarkerFolderNotOwn(ShownAsMessage, RuntimeError):
     """The folder the markers go in is not this user's own: another user could read or replace what is written there."""
 
 
+def user_name() -> str:
+    """This user's name, or their id where the system names none (a container's user with no entry in /etc/passwd)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # pwd's KeyError, or getpass's OSError from Python 3.13 on
+        return str(os.getuid()) if hasattr(os, "getuid") else "user"
+
+
 def marker_folder() -> Path:
     """This user's folder for the markers, which only they may enter; one someone else made, or a link, is refused."""
-    folder = Path(tempfile.gettempdir()) / f"memory_cookbook-kernel-files-{getpass.getuser()}"
+    folder = Path(tempfile.gettempdir()) / f"memory_cookbook-kernel-files-{user_name()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     found = folder.lstat()
     if not stat.S_ISDIR(found.st_mode) or (hasattr(os, "getuid") and found.st_uid != os.getuid()):

@@ -106,3 +106,11 @@ def test_a_marker_folder_that_is_a_link_is_refused(tmp_path, temporary_folder):
     with pytest.raises(MarkerFolderNotOwn):
         new_file_for_this_kernel(tmp_path / "memories.sqlite")
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_user_the_system_names_not_has_a_marker_folder_named_by_their_id(tmp_path, monkeypatch):
+    def nameless():
+        raise KeyError("getpwuid(): uid not found")  # as in a container whose user has no /etc/passwd entry
+    monkeypatch.setattr(getpass, "getuser", nameless)
+    new_file_for_this_kernel(tmp_path / "memories.sqlite")
+    assert kernel_files.marker_folder().name == f"memory_cookbook-kernel-files-{os.getuid()}"
