@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,6 +115,22 @@ def start_recording(cache_path, server, *flags, key=CANARY_KEY):
 INTERRUPTS = {"SIGINT": signal.SIGINT, "SIGKILL": signal.SIGKILL}
 
 
+def held_after_the_first_request(server):
+    """Make `server` answer its first request, and hold every later one until the returned event is set: the recording
+    cannot finish, and write its cache, before the test has sent its signal, however slowly the test's loop runs on a
+    busy machine (it did once, under a load of 4.6)."""
+    released = threading.Event()
+    answering = server.server.RequestHandlerClass
+
+    def do_POST(handler):  # noqa: N802 (http.server's name)
+        if answering.cfg.requests >= 1:
+            released.wait(timeout=120)
+        answering.do_POST(handler)
+
+    server.server.RequestHandlerClass = type("HeldAfterTheFirst", (answering,), {"do_POST": do_POST})
+    return released
+
+
 @pytest.fixture(scope="module")
 def interrupted_recordings(tmp_path_factory):
     """A fresh recording of 02 per signal, both started at once (each with its own fake server and copy of the
@@ -124,10 +141,12 @@ def interrupted_recordings(tmp_path_factory):
             cache_path = tmp_path_factory.mktemp(name) / "json_cache.json"
             shutil.copyfile(CACHE_FILE, cache_path)
             server = servers.enter_context(fake_jev())
+            held = held_after_the_first_request(server)
+            servers.callback(held.set)  # let go before the server stops
             before = cache_path.read_bytes()
             recording = start_recording(cache_path, server, "--fresh", "02_routing.ipynb")
             started[name] = SimpleNamespace(cache_path=cache_path, before=before, server=server, recording=recording,
-                                            interrupted=False)
+                                            interrupted=False, held=held)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not all(run.interrupted or run.recording.poll() is not None
                                                       for run in started.values()):
@@ -135,6 +154,7 @@ def interrupted_recordings(tmp_path_factory):
                 if not run.interrupted and run.recording.poll() is None and requests_served(run.server) >= 1:
                     run.recording.send_signal(INTERRUPTS[name])
                     run.interrupted = True
+                    run.held.set()  # the requests after the signal go on, as they would
             time.sleep(0.05)
         for run in started.values():
             if not run.interrupted:
