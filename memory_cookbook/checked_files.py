@@ -62,6 +62,7 @@ def opened_store_file(path: Path, mark: int) -> sqlite3.Connection:
 
 
 def changed_store_file(path: Path, what: str) -> DamagedFile:
+    """The error for a store file `what` ("deleted", "replaced by a new file") since the store opened it."""
     return DamagedFile(f"{path} was {what} after this store opened it, by hand or by another kernel of this notebook"
                        " (its other edition, or a second tab). This store's memories are not there: make it again"
                        " (Kernel → Restart Kernel and Run All Cells).")

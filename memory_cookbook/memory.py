@@ -85,10 +85,10 @@ class Memories(Mapping[str, list[MemoryItem]]):
         return iter(dict.fromkeys(row.customer for row in self.memory.store.saved()))
 
     def __len__(self) -> int:
-        return len(list(iter(self)))
+        return len(list(iter(self)))  # not list(self): list() asks len() for a size hint, which would recurse
 
     def __contains__(self, customer: object) -> bool:
-        return customer in list(iter(self))
+        return customer in iter(self)
 
     def __repr__(self) -> str:
         return repr(dict(self.items()))

@@ -7,7 +7,7 @@ tests/test_desk_records.py."""
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, get_args
 
 from typesafe_sdk import Choice, ChoiceAnswer, Noul, Score, SystemOneResponse
 
@@ -18,7 +18,7 @@ from memory_cookbook.memory_checks import checked_entry, checked_memory, checked
 __all__ = ["MemoryRecord", "Provenance", "STATUSES", "Status", "answer_probabilities", "checked_restore", "iso_utc"]
 
 Status = Literal["in force", "invalidated", "expired"]
-STATUSES: tuple[Status, ...] = ("in force", "invalidated", "expired")
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 
 class Provenance(TypedDict):

@@ -29,7 +29,7 @@ from handover import controller_folder, handed_over, hand_over_when_done, worker
 from kit_install import KIT_TEST, KitInstall
 from lzstring import LZString
 from memory_cookbook.replay import recorded_requests
-from cookbook_tools.pytest_plugin import network_asked
+from cookbook_tools.pytest_plugin import is_worker, network_asked
 
 matplotlib.use("Agg")  # charts drawn in tests are never shown
 
@@ -413,7 +413,7 @@ def pytest_collection_finish(session):
     folder = worker_folder(config)
     if folder is not None:  # an xdist worker: the controller does the work, once for all workers (tests/handover.py)
         (folder / f"wanted-{config.workerinput['workerid']}.json").write_text(json.dumps(sorted(wanted)))
-    elif not hasattr(config, "workerinput"):
+    elif not is_worker(config):
         start_background_work(config, wanted)
 
 

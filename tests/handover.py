@@ -26,8 +26,7 @@ def controller_folder(config: pytest.Config) -> Path:
         folder = Path(tempfile.mkdtemp(prefix="cookbook-handover-"))
         config.handover_folder = folder  # type: ignore[attr-defined]
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-    folder = config.handover_folder  # type: ignore[attr-defined]
-    return folder
+    return config.handover_folder  # type: ignore[attr-defined]
 
 
 def worker_folder(config: pytest.Config) -> Path | None:

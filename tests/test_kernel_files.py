@@ -102,7 +102,7 @@ def test_a_marker_folder_that_is_a_link_is_refused(tmp_path, temporary_folder):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
     (temporary_folder / kernel_files.marker_folder().name).rmdir()
-    (temporary_folder / f"memory_cookbook-kernel-files-{getpass.getuser()}").symlink_to(elsewhere)
+    (temporary_folder / f"memory_cookbook-kernel-files-{kernel_files.user_name()}").symlink_to(elsewhere)
     with pytest.raises(MarkerFolderNotOwn):
         new_file_for_this_kernel(tmp_path / "memories.sqlite")
     assert list(elsewhere.iterdir()) == []

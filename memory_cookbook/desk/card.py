@@ -183,6 +183,7 @@ def shown_answer(answer: Any) -> str:
 
 
 def summary_line(data: CardData, said: Labels) -> str:
+    """How many memories, by status, and the card's moment."""
     counts: dict[str, object] = {status: sum(memory["status"] == status for memory in data["memories"])
                                  for status in STATUSES}
     return said.summary.format_map({"memories": said.memories(len(data["memories"])), **counts,
@@ -190,10 +191,12 @@ def summary_line(data: CardData, said: Labels) -> str:
 
 
 def title_line(data: CardData, said: Labels) -> str:
+    """'Memory card · C-1042 · Harbor Logistics'."""
     return " · ".join(part for part in (said.title, data["customer"], data["company"]) if part)
 
 
 def heading(memory: CardMemory, said: Labels) -> str:
+    """A memory's heading: its ticket and the ticket's subject."""
     return " · ".join(part for part in (memory["ticket"] or said.no_ticket, memory["subject"]) if part)
 
 
@@ -268,6 +271,7 @@ def probability_bar(probability: float) -> str:
 
 
 def status_badge(status: Status, said: Labels) -> str:
+    """The status as a coloured HTML badge."""
     border, background = STATUS_COLOURS[status]
     return (f'<span style="display:inline-block;padding:0 8px;margin-left:8px;border-radius:10px;font-size:0.9em;'
             f'font-weight:600;border:1px solid {border};background-color:{background}">'
@@ -275,6 +279,7 @@ def status_badge(status: Status, said: Labels) -> str:
 
 
 def memory_html(memory: CardMemory, said: Labels) -> str:
+    """One memory's block of the HTML card: heading, badge, and a row per label."""
     rows = "".join(
         f'<tr style="background-color:transparent"><th style="{LABEL_STYLE}">{html.escape(label)}</th>'
         f'<td style="{VALUE_STYLE}">{html.escape(value)}{probability_bar(bar) if bar is not None else ""}</td></tr>'

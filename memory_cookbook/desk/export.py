@@ -109,9 +109,8 @@ class Reader:
 
     def of_type(self, value: object, field: str, kind: type | tuple[type, ...], wanted: str) -> Any:
         """`value` if it is of `kind` (a bool is no number, a number is finite), else an error saying what is wanted."""
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.wrong(field, f"must be {wanted}; got {shown(value)}")
-        if not isinstance(value, kind) or (isinstance(value, float) and not math.isfinite(value)):
+        if ((isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)))
+                or not isinstance(value, kind) or (isinstance(value, float) and not math.isfinite(value))):
             raise self.wrong(field, f"must be {wanted}; got {shown(value)}")
         return value
 
@@ -236,6 +235,7 @@ def load_customer_export(path: str | Path) -> CustomerData:
 
 
 def counted(number: int, one: str, many: str) -> str:
+    """'1 memory', '3 memories'."""
     return f"{number} {one if number == 1 else many}"
 
 

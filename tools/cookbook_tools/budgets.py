@@ -53,9 +53,10 @@ WORDS_READ = "words read aloud"
 KERNEL_RATIO_BUDGET, SERVER_NOTEBOOK_RATIO_BUDGET = 4.0, 12.0
 KERNEL_RATIO = ": run / a bare kernel"  # the end of these figures' names
 README_TEST = "the README's test command (pytest --run-network)"
+OFFLINE_SUITE, QUICK_LOOP = "the offline suite (pytest)", "the quick loop (pytest -m \"not slow\")"
+PAGES = "the pages (scripts/build_docs.py)"
 SERVER_NOTEBOOKS = ("09_many_app_servers.ipynb", "10_a_desk_memory.ipynb")
-SECONDS_BUDGETS = {README_TEST: 90.0, "the offline suite (pytest)": 60.0,
-                   "the quick loop (pytest -m \"not slow\")": 10.0, "the pages (scripts/build_docs.py)": 5.0}
+SECONDS_BUDGETS = {README_TEST: 90.0, OFFLINE_SUITE: 60.0, QUICK_LOOP: 10.0, PAGES: 5.0}
 STORE_SIZE = "10000"
 STORE_AIMS = {"recall_p50_ratio": (1.5, True), "save_p50_ratio": (1.5, True), "eight_writers_ratio": (0.7, False)}
 NO_STORE_JSON = "bench_store.py has no --json yet"
@@ -520,9 +521,9 @@ def measure(folder: Path, network: bool = True, store: bool = True,
     _, suite = readme_command(clone)
     figures = []
     runs = [(README_TEST, suite, network),
-            ("the offline suite (pytest)", ".venv/bin/python -m pytest", True),
-            ("the quick loop (pytest -m \"not slow\")", ".venv/bin/python -m pytest -m 'not slow'", True),
-            ("the pages (scripts/build_docs.py)",
+            (OFFLINE_SUITE, ".venv/bin/python -m pytest", True),
+            (QUICK_LOOP, ".venv/bin/python -m pytest -m 'not slow'", True),
+            (PAGES,
              f".venv/bin/python scripts/build_docs.py --out {shlex.quote(str(Path(folder) / 'site'))}", True)]
     for name, command, wanted in runs:
         if not wanted:

@@ -145,15 +145,9 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
     it starts, and prints Chinese labels for a .zh.ipynb twin only."""
     if item.path.suffix != ".ipynb":
         return (yield)
-    before = os.environ.get(NOTEBOOK_NAME_VARIABLE)
-    os.environ[NOTEBOOK_NAME_VARIABLE] = str(item.path)
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(NOTEBOOK_NAME_VARIABLE, str(item.path))
         return (yield)
-    finally:
-        if before is None:
-            del os.environ[NOTEBOOK_NAME_VARIABLE]
-        else:
-            os.environ[NOTEBOOK_NAME_VARIABLE] = before
 
 
 def pytest_unconfigure() -> None:
