@@ -88,7 +88,7 @@ class Memories(Mapping[str, list[MemoryItem]]):
         return len(list(iter(self)))  # not list(self): list() asks len() for a size hint, which would recurse
 
     def __contains__(self, customer: object) -> bool:
-        return customer in iter(self)
+        return any(name == customer for name in self)
 
     def __repr__(self) -> str:
         return repr(dict(self.items()))

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeGuard
 
-__all__ = ["STRICT_JSON", "Saving", "checked_entry", "checked_memory", "checked_probability", "checked_save",
-           "is_probability", "json_text", "non_empty_text", "utc"]
+__all__ = ["STRICT_JSON", "Saving", "checked_answer_probabilities", "checked_customer_of", "checked_entry",
+           "checked_memory", "checked_probability", "checked_save", "is_probability", "json_text", "non_empty_text",
+           "utc"]
 
 STRICT_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps(value, allow_nan=False), without a new encoder each call
 
@@ -90,6 +91,23 @@ class Saving(NamedTuple):
     expires_at: datetime | None
 
 
+def checked_customer_of(customer: str, memory: Any) -> None:
+    """A ValueError if the memory's request names another customer than `customer` (one naming none is anyone's)."""
+    named = memory["request"].get("customer")
+    named = named.get("id") if isinstance(named, dict) else None
+    if named is not None and named != customer:
+        raise ValueError(f"customer is {customer!r}, but the memory is of customer {named!r}")
+
+
+def checked_answer_probabilities(memory: Any, probabilities: Mapping[str, object]) -> None:
+    """A ValueError if `probabilities` names a question the memory has no answer to, or gives one no probability."""
+    for question, chosen_at in probabilities.items():
+        if question not in memory["jev_answered"]:
+            raise ValueError(f"answer_probabilities names a question the memory has no answer to: {question!r:.80}")
+        if not is_probability(chosen_at):  # the field's name made only for the error
+            checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
+
+
 def checked_save(customer: str, memory: Any, p_remember: object, model: object, remember_at: object,
                  answer_probabilities: object, expires_at: object, now: datetime) -> Saving:
     """What a store's save keeps for `customer`, checked: the memory (checked_memory, and of no other customer than
@@ -98,10 +116,7 @@ def checked_save(customer: str, memory: Any, p_remember: object, model: object, 
     1}, None for none) and the expiry (None, or a time with a zone later than `now`). A ValueError names the first
     field that is wrong."""
     request, answered = checked_memory(memory)
-    named = memory["request"].get("customer")
-    named = named.get("id") if isinstance(named, dict) else None
-    if named is not None and named != customer:
-        raise ValueError(f"customer is {customer!r}, but the memory is of customer {named!r}")
+    checked_customer_of(customer, memory)
     if answer_probabilities is None:
         answer_probabilities = {}
     elif not isinstance(answer_probabilities, dict):
@@ -109,11 +124,7 @@ def checked_save(customer: str, memory: Any, p_remember: object, model: object, 
             raise ValueError("answer_probabilities must be a dict {question instructions: probability}; got"
                              f" {answer_probabilities!r:.80}")
         answer_probabilities = dict(answer_probabilities)
-    for question, chosen_at in answer_probabilities.items():
-        if question not in memory["jev_answered"]:
-            raise ValueError(f"answer_probabilities names a question the memory has no answer to: {question!r:.80}")
-        if not is_probability(chosen_at):  # the field's name made only for the error
-            checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
+    checked_answer_probabilities(memory, answer_probabilities)
     if expires_at is not None and utc(expires_at, "expires_at") <= now:
         raise ValueError(f"expires_at ({utc(expires_at).isoformat()}) must be after the save ({now.isoformat()})")
     return Saving(request, answered, json_text("answer_probabilities", answer_probabilities),

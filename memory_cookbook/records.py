@@ -13,7 +13,8 @@ from typesafe_sdk import Choice, ChoiceAnswer, Noul, Score, SystemOneResponse
 
 from memory_cookbook.contract import LedgerEntry, MemoryItem
 from memory_cookbook.jev_request import ticket_id
-from memory_cookbook.memory_checks import checked_entry, checked_memory, checked_probability, non_empty_text, utc
+from memory_cookbook.memory_checks import (checked_answer_probabilities, checked_customer_of, checked_entry,
+                                           checked_memory, checked_probability, non_empty_text, utc)
 
 __all__ = ["MemoryRecord", "Provenance", "STATUSES", "Status", "answer_probabilities", "checked_restore", "iso_utc"]
 
@@ -66,19 +67,13 @@ class MemoryRecord:
     def __post_init__(self) -> None:
         non_empty_text("customer", self.customer)
         checked_memory(self.memory)
-        named = self.memory["request"].get("customer")
-        named = named.get("id") if isinstance(named, dict) else None
-        if named is not None and named != self.customer:
-            raise ValueError(f"customer is {self.customer!r}, but the memory is of customer {named!r}")
+        checked_customer_of(self.customer, self.memory)
         if self.ticket != ticket_id(self.memory):
             raise ValueError(f"ticket is {self.ticket!r}, but the memory is of ticket {ticket_id(self.memory)!r}")
         if not isinstance(self.answer_probabilities, dict):
             raise ValueError(f"answer_probabilities must be a dict {{question instructions: probability}}; got"
                              f" {self.answer_probabilities!r:.80}")
-        for question, chosen_at in self.answer_probabilities.items():
-            if question not in self.memory["jev_answered"]:
-                raise ValueError(f"answer_probabilities names a question the memory has no answer to: {question!r:.80}")
-            checked_probability(f"answer_probabilities[{question!r:.40}]", chosen_at)
+        checked_answer_probabilities(self.memory, self.answer_probabilities)
         checked_probability("p_remember", self.p_remember)
         if self.remember_at is not None:
             checked_probability("remember_at", self.remember_at)
